@@ -1,0 +1,115 @@
+/**
+ * The one place that reads the environment (SPEC §2). Every setting is parsed and validated
+ * here, once, at start; a bad value throws a ConfigError whose message is one line naming
+ * the setting. The result is frozen and handed down; nothing else reads `process.env`.
+ */
+import { parseRetrySchedule } from './deliveries/retry.js';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  /** Operator key from the environment; when undefined it is generated or read from dataDir. */
+  readonly adminKey: string | undefined;
+  /** 32-byte key-encryption key from the environment; when undefined, generated in dataDir. */
+  readonly masterKey: Buffer | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly allowPrivateEndpoints: boolean;
+  readonly worker: boolean;
+  readonly rateLimit: number;
+  readonly logLevel: string;
+  readonly retrySchedule: readonly number[];
+  readonly assetTableFile: string | undefined;
+  readonly publicUrl: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  const databaseUrl = str('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const adminKey = str('HUB_ADMIN_KEY');
+  if (adminKey !== undefined && adminKey.length < 24) {
+    throw new ConfigError('HUB_ADMIN_KEY must be at least 24 characters');
+  }
+  const masterKeyText = str('HUB_MASTER_KEY');
+  let masterKey: Buffer | undefined;
+  if (masterKeyText !== undefined) {
+    masterKey = decodeMasterKey(masterKeyText);
+    if (!masterKey) throw new ConfigError('HUB_MASTER_KEY must be base64 of 32 bytes');
+  }
+  if (databaseUrl !== undefined && (adminKey === undefined || masterKey === undefined)) {
+    throw new ConfigError(
+      `${adminKey === undefined ? 'HUB_ADMIN_KEY' : 'HUB_MASTER_KEY'} is required when DATABASE_URL is set`,
+    );
+  }
+  const smtpUrl = str('SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL such as smtp://user:pass@host:587');
+  }
+  const logLevel = str('HUB_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`HUB_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  let retrySchedule: number[];
+  try {
+    retrySchedule = parseRetrySchedule(str('HUB_RETRY_SCHEDULE') ?? '5s,30s,2m,10m,30m,1h,3h,6h,12h,24h');
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const publicUrl = str('HUB_PUBLIC_URL');
+  if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
+    throw new ConfigError('HUB_PUBLIC_URL must be an absolute URL');
+  }
+
+  return Object.freeze({
+    port: integer(str('PORT'), 'PORT', 8080, 0, 65535),
+    host: str('HOST') ?? '127.0.0.1',
+    databaseUrl,
+    dataDir: str('HUB_DATA_DIR') ?? './data',
+    adminKey,
+    masterKey,
+    smtpUrl,
+    allowPrivateEndpoints: boolean(str('HUB_ALLOW_PRIVATE_ENDPOINTS'), 'HUB_ALLOW_PRIVATE_ENDPOINTS', false),
+    worker: boolean(str('HUB_WORKER'), 'HUB_WORKER', true),
+    rateLimit: integer(str('HUB_RATE_LIMIT'), 'HUB_RATE_LIMIT', 100, 0, 1_000_000),
+    logLevel,
+    retrySchedule: Object.freeze(retrySchedule),
+    assetTableFile: str('HUB_ASSET_TABLE'),
+    publicUrl,
+  });
+}
+
+export function decodeMasterKey(text: string): Buffer | undefined {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return undefined;
+  const key = Buffer.from(text, 'base64');
+  return key.length === 32 ? key : undefined;
+}
+
+function integer(v: string | undefined, name: string, dflt: number, min: number, max: number): number {
+  if (v === undefined) return dflt;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return Number(v);
+}
+
+function boolean(v: string | undefined, name: string, dflt: boolean): boolean {
+  if (v === undefined) return dflt;
+  const lower = v.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  throw new ConfigError(`${name} must be true or false`);
+}

@@ -1,0 +1,55 @@
+/**
+ * Embedded PostgreSQL (PGlite, WASM) in one data directory. PGlite is single-connection, so
+ * it serializes statements itself; a transaction holds it exclusively until it ends. Only one
+ * process may own a data directory: a lock file with the owner's pid guards it, and a second
+ * process fails with a clear message instead of corrupting the files.
+ */
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { Database, Queryable, Row } from './database.js';
+import { acquireDirLock } from './lock.js';
+
+export async function openPglite(dataDir: string | undefined): Promise<Database> {
+  let release = () => {};
+  if (dataDir !== undefined) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    release = acquireDirLock(dataDir);
+  }
+  let pg: PGlite;
+  try {
+    pg = new PGlite(dataDir === undefined ? undefined : `${dataDir}/pgdata`);
+    await pg.waitReady;
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
+    async query<T extends Row>(sql: string, params?: readonly unknown[]) {
+      const res = await q.query<T>(sql, params as unknown[] | undefined);
+      return res.rows;
+    },
+    async exec(sql: string) {
+      await q.exec(sql);
+    },
+  });
+  const root = wrap(pg);
+  return {
+    kind: 'pglite',
+    query: root.query,
+    exec: root.exec,
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    listen: async (channel, onNotify) => {
+      const unlisten = await pg.listen(channel, () => onNotify());
+      return async () => {
+        await unlisten();
+      };
+    },
+    close: async () => {
+      try {
+        await pg.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
