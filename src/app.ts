@@ -1,0 +1,153 @@
+/**
+ * Composition root: from a config, a database and the hub's secrets, build the services and
+ * the Fastify app that exposes them. No I/O of its own beyond what the parts do; `serve`
+ * (cli) opens the database, calls buildApp, listens and starts the worker.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
+import { DirectoryService } from './directory/service.js';
+import { registerAuth } from './http/auth.js';
+import { AppError } from './http/errors.js';
+import { createRegistry, registerHttpMetrics } from './http/metrics.js';
+import { registerProblemHandlers } from './http/problem.js';
+import { type HubApp, Problem } from './http/types.js';
+import type { HubSecrets } from './secrets.js';
+
+export const BODY_LIMIT = 256 * 1024;
+export const VERSION = '0.1.0';
+
+/** Log paths that may hold secrets or personal data; pino replaces them. */
+const REDACT = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  '*.pii',
+  '*.apiKey',
+  '*.webhookSecret',
+  '*.secret',
+  '*.ivms101Data',
+  '*.encryptedPii',
+];
+
+export interface BuildOptions {
+  config: Config;
+  db: Database;
+  secrets: HubSecrets;
+  /** Where logs go (tests capture them); stdout by default. */
+  logStream?: Writable;
+}
+
+export interface Hub {
+  app: HubApp;
+  directory: DirectoryService;
+}
+
+export async function buildApp({ config, db, secrets, logStream }: BuildOptions): Promise<Hub> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      ...(logStream ? { stream: logStream } : {}),
+    },
+    bodyLimit: BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies: text/plain would otherwise be accepted and reach validation as a string.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
+  const registry = createRegistry();
+
+  registerProblemHandlers(app);
+  app.addSchema(Problem);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Travel Rule Hub API',
+        version: VERSION,
+        description:
+          'Travel rule (FATF Recommendation 16) messaging between VASPs: directory, MAIN / BASIC / NOTIFY ' +
+          'transactions, and signed webhooks. Errors are RFC 9457 problem+json.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      security: [{ apiKey: [] }],
+      tags: [
+        { name: 'directory', description: 'Organizations (VASPs) in the network' },
+        { name: 'operator', description: 'Operator API (operator key only)' },
+        { name: 'operations', description: 'Health, readiness and metrics' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
+  if (config.rateLimit > 0) {
+    await app.register(rateLimit, {
+      max: config.rateLimit,
+      timeWindow: 1000,
+      cache: 20_000,
+      keyGenerator: (req) => {
+        const key = req.headers['x-api-key'];
+        return typeof key === 'string' && key.length > 0 ? `key:${key}` : `ip:${req.ip}`;
+      },
+      errorResponseBuilder: () =>
+        new AppError('RATE_LIMITED', 'Too many requests for this API key; retry later.'),
+    });
+  }
+  registerAuth(app, secrets.adminKey, directory);
+  registerHttpMetrics(app, registry);
+
+  const ops = { tags: ['operations'], security: [] };
+  app.get(
+    '/healthz',
+    {
+      schema: { ...ops, summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+      config: { rateLimit: false },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        ...ops,
+        summary: 'Readiness: the database answers',
+        response: { 200: Type.Object({ status: Type.Literal('ready') }) },
+      },
+      config: { rateLimit: false },
+    },
+    async () => {
+      try {
+        await db.query('SELECT 1');
+      } catch (err) {
+        throw new AppError('UNAVAILABLE', 'The database is not reachable.', undefined, { cause: err });
+      }
+      return { status: 'ready' as const };
+    },
+  );
+  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
+    app.swagger(),
+  );
+
+  directoryRoutes(app, directory);
+  adminDirectoryRoutes(app, directory);
+
+  return { app, directory };
+}

@@ -1,0 +1,22 @@
+/**
+ * The operator audit log: one append-only row per change to the directory and per read of
+ * personal data. Callers write it inside the same database transaction as the change, so a
+ * change without its audit row cannot exist. `details` never holds personal data or secrets.
+ */
+import type { Queryable } from '../db/database.js';
+
+export interface AuditEvent {
+  /** `operator`, or the organization id that acted. */
+  actor: string;
+  action: string;
+  subjectType: 'organization' | 'api_key' | 'webhook_secret' | 'transaction';
+  subjectId: string;
+  details?: Record<string, unknown>;
+}
+
+export async function recordAudit(q: Queryable, e: AuditEvent): Promise<void> {
+  await q.query(
+    'INSERT INTO audit_events (actor, action, subject_type, subject_id, details) VALUES ($1, $2, $3, $4, $5)',
+    [e.actor, e.action, e.subjectType, e.subjectId, e.details ?? null],
+  );
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+/**
+ * The `travel-rule-hub` command: run the hub, migrate, and operate the directory from a
+ * shell. Operator commands talk to the database directly (so they work before the first
+ * start); on the embedded database stop the hub first, or use the HTTP operator API.
+ */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { VERSION } from '../app.js';
+import { ConfigError, loadConfig } from '../config.js';
+import type { Database } from '../db/database.js';
+import { DataDirLockedError } from '../db/lock.js';
+import { openDatabase } from '../db/open.js';
+import { DirectoryService } from '../directory/service.js';
+import { AppError } from '../http/errors.js';
+import { resolveSecrets } from '../secrets.js';
+import { serve } from './serve.js';
+
+const program = new Command('travel-rule-hub').version(VERSION).description('Travel Rule Hub');
+
+program
+  .command('serve', { isDefault: true })
+  .description('run the API (and the delivery worker unless HUB_WORKER=false)')
+  .action(() => serve(loadConfig()));
+
+program
+  .command('migrate')
+  .description('apply pending database migrations and exit')
+  .action(() =>
+    withDirectory(async (db) => {
+      const { migrate } = await import('../db/migrate.js');
+      const applied = await migrate(db);
+      print({ applied });
+    }),
+  );
+
+const org = program.command('org').description('manage organizations (operator)');
+org
+  .command('create')
+  .requiredOption('--name <name>', 'display name')
+  .requiredOption('--did <did>', 'the VASP DID, e.g. did:web:vasp.example')
+  .option('--endpoint <url>', 'travel endpoint (base URL for webhooks)')
+  .option('--public-key <file>', 'PEM file with the public key')
+  .option('--verified', 'mark as verified by the operator')
+  .description('register an organization; prints its API key and webhook secret once')
+  .action((o: { name: string; did: string; endpoint?: string; publicKey?: string; verified?: boolean }) =>
+    withDirectory(async (_db, directory) => {
+      print(
+        await directory.create(
+          {
+            name: o.name,
+            vaspDid: o.did,
+            travelEndpoint: o.endpoint,
+            publicKey: o.publicKey ? readFileSync(o.publicKey, 'utf8') : undefined,
+            organizationType: o.verified ? 'verified' : 'unverified',
+          },
+          'operator',
+        ),
+      );
+    }),
+  );
+org
+  .command('list')
+  .description('list organizations')
+  .action(() => withDirectory(async (_db, directory) => print({ organizations: await directory.list({}) })));
+org
+  .command('verify <id>')
+  .option('--revoke', 'set the organization back to unverified')
+  .description('mark an organization as verified by the operator')
+  .action((id: string, o: { revoke?: boolean }) =>
+    withDirectory(async (_db, directory) =>
+      print(
+        await directory.update(id, { organizationType: o.revoke ? 'unverified' : 'verified' }, 'operator'),
+      ),
+    ),
+  );
+
+const key = program.command('key').description('manage API keys (operator)');
+key
+  .command('create <orgId>')
+  .description('issue another API key for an organization (printed once)')
+  .action((orgId: string) =>
+    withDirectory(async (_db, directory) => print(await directory.createApiKey(orgId, 'operator'))),
+  );
+key
+  .command('revoke <keyId>')
+  .description('revoke an API key')
+  .action((keyId: string) =>
+    withDirectory(async (_db, directory) => {
+      await directory.revokeApiKey(keyId, 'operator');
+      print({ revoked: keyId });
+    }),
+  );
+
+async function withDirectory(fn: (db: Database, directory: DirectoryService) => Promise<void>) {
+  const config = loadConfig();
+  const secrets = resolveSecrets(config);
+  const db = await openDatabase(config);
+  try {
+    await fn(db, new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints));
+  } finally {
+    await db.close();
+  }
+}
+
+function print(value: unknown) {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+program.parseAsync().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+    process.stderr.write(`travel-rule-hub: ${err.message}\n`);
+  } else if (err instanceof AppError) {
+    const fields = err.errors?.map((e) => `\n  ${e.path}: ${e.message}`).join('') ?? '';
+    process.stderr.write(`travel-rule-hub: ${err.detail}${fields}\n`);
+  } else {
+    process.stderr.write(`travel-rule-hub: ${(err as Error)?.stack ?? String(err)}\n`);
+  }
+  process.exit(1);
+});

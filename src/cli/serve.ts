@@ -1,0 +1,43 @@
+/**
+ * `travel-rule-hub serve`: config → secrets → database (migrated) → app → listen, plus the
+ * delivery worker unless HUB_WORKER=false. SIGTERM/SIGINT close the listener, let in-flight
+ * requests finish, stop the worker and close the database.
+ */
+import { buildApp, VERSION } from '../app.js';
+import type { Config } from '../config.js';
+import { openDatabase } from '../db/open.js';
+import { resolveSecrets } from '../secrets.js';
+
+export async function serve(config: Config): Promise<void> {
+  const secrets = resolveSecrets(config);
+  const db = await openDatabase(config);
+  const { app } = await buildApp({ config, db, secrets });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const lines = [
+    `Travel Rule Hub ${VERSION} listening on ${base}`,
+    `API docs: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
+    `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}`,
+  ];
+  if (secrets.generatedAdminKey) {
+    lines.push(`Operator key (shown once; also saved in ${config.dataDir}/admin.key): ${secrets.adminKey}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+    } finally {
+      await db.close();
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

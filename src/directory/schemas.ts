@@ -1,0 +1,109 @@
+/** Request and response shapes of the directory: validator, OpenAPI document and type at once. */
+import { type Static, Type } from 'typebox';
+
+const Did = Type.String({
+  minLength: 7,
+  maxLength: 512,
+  pattern: '^did:[a-z0-9]+:',
+  description: 'Decentralized identifier (W3C DID) of the organization.',
+  examples: ['did:web:vasp-a.example'],
+});
+
+export const Organization = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Unique identifier of the organization.' }),
+    name: Type.String({ description: 'Display name.' }),
+    travelEndpoint: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Base URL of the organization’s travel rule API; webhooks go to {travelEndpoint}/v1/notify/…',
+    }),
+    publicKey: Type.Union([Type.String(), Type.Null()], {
+      description: 'PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it.',
+    }),
+    vaspDid: Type.String({ description: 'DID of the organization.' }),
+    organizationType: Type.Union([Type.Literal('unverified'), Type.Literal('verified')], {
+      description: '`verified` means verified by the hub operator.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type Organization = Static<typeof Organization>;
+
+export const OrganizationList = Type.Object({ organizations: Type.Array(Organization) });
+
+export const DirectoryQuery = Type.Object(
+  {
+    organizationType: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('verified')])),
+    vaspDid: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Endpoint = Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]);
+const PublicKey = Type.Union([Type.String({ maxLength: 16384 }), Type.Null()]);
+
+export const UpdateMyOrganization = Type.Object(
+  {
+    name: Type.Optional(Name),
+    travelEndpoint: Type.Optional(Endpoint),
+    publicKey: Type.Optional(PublicKey),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const CreateOrganization = Type.Object(
+  {
+    name: Name,
+    vaspDid: Did,
+    travelEndpoint: Type.Optional(Endpoint),
+    publicKey: Type.Optional(PublicKey),
+    organizationType: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('verified')])),
+  },
+  { additionalProperties: false },
+);
+export type CreateOrganization = Static<typeof CreateOrganization>;
+
+export const UpdateOrganization = Type.Object(
+  {
+    name: Type.Optional(Name),
+    vaspDid: Type.Optional(Did),
+    travelEndpoint: Type.Optional(Endpoint),
+    publicKey: Type.Optional(PublicKey),
+    organizationType: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('verified')])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateOrganization = Static<typeof UpdateOrganization>;
+
+export const CreatedOrganization = Type.Object({
+  organization: Organization,
+  apiKey: Type.String({ description: 'The organization’s first API key. Shown only once.' }),
+  webhookSecret: Type.String({ description: 'Standard Webhooks secret (`whsec_…`). Shown only once.' }),
+});
+
+export const ApiKeyInfo = Type.Object({
+  keyId: Type.String({ format: 'uuid' }),
+  prefix: Type.String({ description: 'First characters of the key, to tell keys apart.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export const ApiKeyList = Type.Object({ apiKeys: Type.Array(ApiKeyInfo) });
+
+export const CreatedApiKey = Type.Object({
+  apiKey: Type.String({ description: 'The new API key. Shown only once.' }),
+  keyId: Type.String({ format: 'uuid' }),
+});
+
+export const RotatedSecret = Type.Object({
+  webhookSecret: Type.String({ description: 'The new Standard Webhooks secret. Shown only once.' }),
+  previousSecretValidUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'Until then deliveries are signed with both the new and the previous secret.',
+  }),
+});
+
+export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
+export const KeyIdParams = Type.Object(
+  { keyId: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,203 @@
+/**
+ * The directory: organizations, their API keys and webhook secrets. Every change runs in one
+ * database transaction with its audit row. Directory fields are validated here (not only by
+ * the JSON schema) because their rules need code: DID syntax, a parseable public key of an
+ * allowed type, and a webhook endpoint the SSRF policy accepts.
+ */
+import { randomUUID } from 'node:crypto';
+import { recordAudit } from '../audit/store.js';
+import { openPii, sealPii } from '../crypto/envelope.js';
+import { parseParticipantPublicKey } from '../crypto/public-key.js';
+import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
+import { generateWebhookSecret } from '../deliveries/signing.js';
+import { validateEndpointUrl } from '../deliveries/ssrf.js';
+import { AppError, type FieldProblem, notFound, validationFailed } from '../http/errors.js';
+import { isDid } from '../transactions/amount.js';
+import { generateApiKey, hashApiKey } from './api-keys.js';
+import type { CreateOrganization, Organization, UpdateOrganization } from './schemas.js';
+import * as store from './store.js';
+
+/** How long a rotated-out webhook secret keeps signing (SPEC §5). */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export type Actor = 'operator' | `org:${string}`;
+
+export class DirectoryService {
+  constructor(
+    private readonly db: Database,
+    private readonly masterKey: Buffer,
+    private readonly allowPrivateEndpoints: boolean,
+  ) {}
+
+  list(filter: { organizationType?: string; vaspDid?: string }): Promise<Organization[]> {
+    return store.listOrganizations(this.db, filter);
+  }
+
+  async get(id: string): Promise<Organization> {
+    const org = await store.findOrganization(this.db, id);
+    if (!org) throw notFound('The organization');
+    return org;
+  }
+
+  findByDid(did: string): Promise<Organization | undefined> {
+    return store.findOrganizationByDid(this.db, did);
+  }
+
+  async create(input: CreateOrganization, actor: Actor) {
+    this.validate(input);
+    const organization: Organization = {
+      id: randomUUID(),
+      name: input.name,
+      vaspDid: input.vaspDid,
+      travelEndpoint: input.travelEndpoint ?? null,
+      publicKey: input.publicKey ?? null,
+      organizationType: input.organizationType ?? 'unverified',
+    };
+    const key = generateApiKey();
+    const webhookSecret = generateWebhookSecret();
+    await this.write(async (tx) => {
+      await store.insertOrganization(tx, organization);
+      await store.insertApiKey(tx, { id: randomUUID(), organizationId: organization.id, ...key });
+      await store.insertWebhookSecret(tx, {
+        id: randomUUID(),
+        organizationId: organization.id,
+        sealed: sealPii(this.masterKey, organization.id, webhookSecret),
+      });
+      await recordAudit(tx, {
+        actor,
+        action: 'organization.created',
+        subjectType: 'organization',
+        subjectId: organization.id,
+        details: { vaspDid: organization.vaspDid, organizationType: organization.organizationType },
+      });
+    });
+    return { organization, apiKey: key.key, webhookSecret };
+  }
+
+  /** Applies a partial update; `null` clears an optional field. */
+  async update(id: string, patch: UpdateOrganization, actor: Actor): Promise<Organization> {
+    this.validate(patch);
+    return this.write(async (tx) => {
+      const current = await store.findOrganization(tx, id);
+      if (!current) throw notFound('The organization');
+      const next: Organization = {
+        ...current,
+        ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+      };
+      await store.updateOrganization(tx, next);
+      await recordAudit(tx, {
+        actor,
+        action: 'organization.updated',
+        subjectType: 'organization',
+        subjectId: id,
+        details: { fields: Object.keys(patch).sort() },
+      });
+      return next;
+    });
+  }
+
+  async createApiKey(organizationId: string, actor: Actor): Promise<{ apiKey: string; keyId: string }> {
+    const key = generateApiKey();
+    const keyId = randomUUID();
+    await this.db.transaction(async (tx) => {
+      if (!(await store.findOrganization(tx, organizationId))) throw notFound('The organization');
+      await store.insertApiKey(tx, { id: keyId, organizationId, ...key });
+      await recordAudit(tx, {
+        actor,
+        action: 'api_key.created',
+        subjectType: 'api_key',
+        subjectId: keyId,
+        details: { organizationId, prefix: key.prefix },
+      });
+    });
+    return { apiKey: key.key, keyId };
+  }
+
+  async listApiKeys(organizationId: string) {
+    await this.get(organizationId);
+    return store.listApiKeys(this.db, organizationId);
+  }
+
+  /** Revokes a key. With `ownerId`, only a key of that organization may be revoked. */
+  async revokeApiKey(keyId: string, actor: Actor, ownerId?: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const keys = ownerId ? await store.listApiKeys(tx, ownerId) : undefined;
+      if (keys && !keys.some((k) => k.keyId === keyId)) throw notFound('The API key');
+      const revoked = await store.revokeApiKey(tx, keyId);
+      if (!revoked) throw notFound('The API key');
+      await recordAudit(tx, {
+        actor,
+        action: 'api_key.revoked',
+        subjectType: 'api_key',
+        subjectId: keyId,
+        details: { organizationId: revoked.organizationId },
+      });
+    });
+  }
+
+  /** Issues a new webhook secret; the previous ones keep signing for SECRET_OVERLAP_MS. */
+  async rotateWebhookSecret(organizationId: string, actor: Actor) {
+    const webhookSecret = generateWebhookSecret();
+    const until = new Date(Date.now() + SECRET_OVERLAP_MS);
+    await this.db.transaction(async (tx) => {
+      if (!(await store.findOrganization(tx, organizationId))) throw notFound('The organization');
+      await store.expireWebhookSecrets(tx, organizationId, until);
+      await store.insertWebhookSecret(tx, {
+        id: randomUUID(),
+        organizationId,
+        sealed: sealPii(this.masterKey, organizationId, webhookSecret),
+      });
+      await recordAudit(tx, {
+        actor,
+        action: 'webhook_secret.rotated',
+        subjectType: 'webhook_secret',
+        subjectId: organizationId,
+      });
+    });
+    return { webhookSecret, previousSecretValidUntil: until.toISOString() };
+  }
+
+  /** The secrets that sign a delivery to this org right now, newest first. */
+  async webhookSecrets(organizationId: string): Promise<string[]> {
+    const sealed = await store.activeWebhookSecrets(this.db, organizationId);
+    return sealed.map((s) => openPii(this.masterKey, organizationId, s));
+  }
+
+  async authenticate(apiKey: string): Promise<{ keyId: string; organizationId: string } | undefined> {
+    return store.findActiveKey(this.db, hashApiKey(apiKey));
+  }
+
+  /** A write that may collide on the unique vaspDid. */
+  private async write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction(fn);
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new AppError('ALREADY_EXISTS', 'An organization with this vaspDid already exists.', [
+          { path: '/vaspDid', message: 'already registered' },
+        ]);
+      }
+      throw err;
+    }
+  }
+
+  private validate(fields: {
+    vaspDid?: string;
+    travelEndpoint?: string | null;
+    publicKey?: string | null;
+  }): void {
+    const problems: FieldProblem[] = [];
+    if (fields.vaspDid !== undefined && !isDid(fields.vaspDid)) {
+      problems.push({ path: '/vaspDid', message: 'must be a DID such as did:web:vasp.example' });
+    }
+    if (fields.travelEndpoint != null) {
+      const err = validateEndpointUrl(fields.travelEndpoint, this.allowPrivateEndpoints);
+      if (err) problems.push({ path: '/travelEndpoint', message: err });
+    }
+    if (fields.publicKey != null) {
+      const parsed = parseParticipantPublicKey(fields.publicKey);
+      if (!parsed.ok) problems.push({ path: '/publicKey', message: parsed.message });
+    }
+    if (problems.length > 0) throw validationFailed(problems);
+  }
+}

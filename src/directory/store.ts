@@ -1,0 +1,160 @@
+/** SQL of the directory. Rows are mapped to domain shapes here; no row leaves this file as-is. */
+import type { Queryable } from '../db/database.js';
+import { toBuffer, toIso } from '../db/database.js';
+import type { Organization } from './schemas.js';
+
+interface OrgRow {
+  [k: string]: unknown;
+  id: string;
+  name: string;
+  vasp_did: string;
+  travel_endpoint: string | null;
+  public_key: string | null;
+  organization_type: 'unverified' | 'verified';
+}
+
+const ORG_COLUMNS = 'id, name, vasp_did, travel_endpoint, public_key, organization_type';
+
+export function toOrganization(r: OrgRow): Organization {
+  return {
+    id: r.id,
+    name: r.name,
+    travelEndpoint: r.travel_endpoint,
+    publicKey: r.public_key,
+    vaspDid: r.vasp_did,
+    organizationType: r.organization_type,
+  };
+}
+
+export async function listOrganizations(
+  q: Queryable,
+  filter: { organizationType?: string; vaspDid?: string },
+): Promise<Organization[]> {
+  const rows = await q.query<OrgRow>(
+    `SELECT ${ORG_COLUMNS} FROM organizations
+      WHERE ($1::text IS NULL OR organization_type = $1) AND ($2::text IS NULL OR vasp_did = $2)
+      ORDER BY name, id`,
+    [filter.organizationType ?? null, filter.vaspDid ?? null],
+  );
+  return rows.map(toOrganization);
+}
+
+export async function findOrganization(q: Queryable, id: string): Promise<Organization | undefined> {
+  const rows = await q.query<OrgRow>(`SELECT ${ORG_COLUMNS} FROM organizations WHERE id = $1`, [id]);
+  return rows[0] && toOrganization(rows[0]);
+}
+
+export async function findOrganizationByDid(q: Queryable, did: string): Promise<Organization | undefined> {
+  const rows = await q.query<OrgRow>(`SELECT ${ORG_COLUMNS} FROM organizations WHERE vasp_did = $1`, [did]);
+  return rows[0] && toOrganization(rows[0]);
+}
+
+export async function insertOrganization(q: Queryable, o: Organization): Promise<void> {
+  await q.query(
+    `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType],
+  );
+}
+
+export async function updateOrganization(q: Queryable, o: Organization): Promise<void> {
+  await q.query(
+    `UPDATE organizations SET name = $2, vasp_did = $3, travel_endpoint = $4, public_key = $5,
+            organization_type = $6, updated_at = now()
+      WHERE id = $1`,
+    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType],
+  );
+}
+
+export async function insertApiKey(
+  q: Queryable,
+  k: { id: string; organizationId: string; prefix: string; hash: Buffer },
+): Promise<void> {
+  await q.query('INSERT INTO api_keys (id, organization_id, prefix, key_hash) VALUES ($1, $2, $3, $4)', [
+    k.id,
+    k.organizationId,
+    k.prefix,
+    k.hash,
+  ]);
+}
+
+export interface ApiKeyRecord {
+  keyId: string;
+  organizationId: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+function toApiKey(r: Record<string, unknown>): ApiKeyRecord {
+  return {
+    keyId: r.id as string,
+    organizationId: r.organization_id as string,
+    prefix: r.prefix as string,
+    createdAt: toIso(r.created_at),
+    revokedAt: r.revoked_at == null ? null : toIso(r.revoked_at),
+  };
+}
+
+export async function listApiKeys(q: Queryable, organizationId: string): Promise<ApiKeyRecord[]> {
+  const rows = await q.query(
+    `SELECT id, organization_id, prefix, created_at, revoked_at FROM api_keys
+      WHERE organization_id = $1 ORDER BY created_at, id`,
+    [organizationId],
+  );
+  return rows.map(toApiKey);
+}
+
+/** Revokes a key; returns the revoked key, or undefined when it does not exist. */
+export async function revokeApiKey(q: Queryable, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const rows = await q.query(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
+     RETURNING id, organization_id, prefix, created_at, revoked_at`,
+    [keyId],
+  );
+  return rows[0] && toApiKey(rows[0]);
+}
+
+/** The organization owning an active (unrevoked) key with this hash. */
+export async function findActiveKey(
+  q: Queryable,
+  hash: Buffer,
+): Promise<{ keyId: string; organizationId: string } | undefined> {
+  const rows = await q.query<{ id: string; organization_id: string }>(
+    'SELECT id, organization_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+    [hash],
+  );
+  const r = rows[0];
+  return r && { keyId: r.id, organizationId: r.organization_id };
+}
+
+export async function insertWebhookSecret(
+  q: Queryable,
+  s: { id: string; organizationId: string; sealed: Buffer },
+): Promise<void> {
+  await q.query('INSERT INTO webhook_secrets (id, organization_id, sealed_secret) VALUES ($1, $2, $3)', [
+    s.id,
+    s.organizationId,
+    s.sealed,
+  ]);
+}
+
+/** Puts an expiry on every still-open secret of the org (the start of a rotation). */
+export async function expireWebhookSecrets(q: Queryable, organizationId: string, until: Date): Promise<void> {
+  await q.query(
+    `UPDATE webhook_secrets SET expires_at = $2
+      WHERE organization_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
+    [organizationId, until],
+  );
+}
+
+/** The sealed secrets that still sign deliveries, newest first. */
+export async function activeWebhookSecrets(q: Queryable, organizationId: string): Promise<Buffer[]> {
+  const rows = await q.query(
+    `SELECT sealed_secret FROM webhook_secrets
+      WHERE organization_id = $1 AND (expires_at IS NULL OR expires_at > now())
+      ORDER BY created_at DESC, id`,
+    [organizationId],
+  );
+  return rows.map((r) => toBuffer(r.sealed_secret));
+}

@@ -1,0 +1,54 @@
+/**
+ * Authentication by `x-api-key` on every /v1 route (SPEC §3). The operator key opens only
+ * /v1/admin/*; organization keys open everything else. The result is `request.auth`, which
+ * routes read through `orgOf(request)`; authorization by party happens in the services.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { API_KEY_PATTERN, hashApiKey, secretMatches } from '../directory/api-keys.js';
+import { AppError } from './errors.js';
+
+export type Auth = { kind: 'operator' } | { kind: 'org'; organizationId: string; keyId: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: Auth | null;
+  }
+}
+
+export interface KeyLookup {
+  authenticate(apiKey: string): Promise<{ keyId: string; organizationId: string } | undefined>;
+}
+
+const unauthenticated = () =>
+  new AppError('UNAUTHENTICATED', 'Send a valid, unrevoked API key in the x-api-key header.');
+
+export function registerAuth(app: FastifyInstance, adminKey: string, keys: KeyLookup) {
+  const adminHash = hashApiKey(adminKey);
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (request) => {
+    const path = request.url;
+    if (!path.startsWith('/v1/') && path !== '/v1') return;
+    const key = request.headers['x-api-key'];
+    if (typeof key !== 'string' || key.length === 0 || key.length > 256) throw unauthenticated();
+    const adminRoute = path === '/v1/admin' || path.startsWith('/v1/admin/') || path.startsWith('/v1/admin?');
+    if (secretMatches(key, adminHash)) {
+      if (!adminRoute) {
+        throw new AppError('FORBIDDEN', 'The operator key is accepted only on /v1/admin routes.');
+      }
+      request.auth = { kind: 'operator' };
+      return;
+    }
+    if (!API_KEY_PATTERN.test(key)) throw unauthenticated();
+    const found = await keys.authenticate(key);
+    if (!found) throw unauthenticated();
+    if (adminRoute) throw new AppError('FORBIDDEN', 'This route needs the operator key.');
+    request.auth = { kind: 'org', ...found };
+  });
+}
+
+/** The calling organization's id; routes outside /v1/admin always have one. */
+export function orgOf(request: FastifyRequest): string {
+  const auth = request.auth;
+  if (auth?.kind !== 'org') throw new AppError('FORBIDDEN', 'This route needs an organization API key.');
+  return auth.organizationId;
+}

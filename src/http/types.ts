@@ -1,0 +1,65 @@
+/** Shared HTTP typing and the problem+json response schema every route documents. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import { Type } from 'typebox';
+import { ERRORS } from './errors.js';
+
+export type HubApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.Union(Object.keys(ERRORS).map((c) => Type.Literal(c))),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String({ description: 'JSON pointer into the request body.' }),
+          message: Type.String(),
+        }),
+      ),
+    ),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details.' },
+);
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Validation failed (VALIDATION_FAILED)',
+  401: 'Missing, unknown or revoked API key (UNAUTHENTICATED)',
+  403: 'Wrong party or role (FORBIDDEN)',
+  404: 'Not found (NOT_FOUND)',
+  409: 'Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS)',
+  413: 'Body over 256 KiB (PAYLOAD_TOO_LARGE)',
+  415: 'Body not JSON (UNSUPPORTED_MEDIA_TYPE)',
+  422: 'Unknown counterparty (UNKNOWN_COUNTERPARTY)',
+  429: 'Rate limited (RATE_LIMITED)',
+};
+
+/** Documents problem+json responses for the given statuses (401 and 429 are always possible). */
+export function problems(...statuses: number[]) {
+  const all = [...new Set([...statuses, 401, 429])].sort();
+  return Object.fromEntries(
+    all.map((s) => [
+      s,
+      {
+        description: DESCRIPTIONS[s],
+        content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+      },
+    ]),
+  );
+}
