@@ -8,7 +8,10 @@
 //   swapped for the other, or a downgraded version byte all fail authentication.
 // - openPii never returns unauthenticated bytes and never says which check failed (a wrong key, a wrong
 //   reference and a tampered blob look the same to GCM, and we do not want to be an oracle anyway).
-// - Data keys are zeroed as soon as they are used; the master key is never copied.
+// - Data keys are zeroed as soon as they are used; the master key can be held in a MasterKey, whose
+//   toJSON / inspect print a placeholder, so a logged configuration object does not leak it.
+// - The blob names no master key: rotating HUB_MASTER_KEY means re-sealing (a later version byte can add
+//   a key id). Version 1 is the only format openPii accepts.
 //
 // Blob layout (version 1), all offsets fixed so it can live in one `bytea` column:
 //   [0]        version = 0x01
@@ -50,10 +53,16 @@ function associatedData(version: number, label: Buffer, transactionRef: string):
   return Buffer.concat([Buffer.of(version), label, Buffer.from(transactionRef, 'utf8')]);
 }
 
-function assertMasterKey(masterKey: Buffer): void {
-  if (!Buffer.isBuffer(masterKey) || masterKey.length !== KEY_BYTES) {
+function assertKeyLength(bytes: Buffer): void {
+  if (!Buffer.isBuffer(bytes) || bytes.length !== KEY_BYTES) {
     throw new EnvelopeError(`master key must be exactly ${KEY_BYTES} bytes`);
   }
+}
+
+function keyBytes(masterKey: Buffer | MasterKey): Buffer {
+  if (masterKey instanceof MasterKey) return masterKey.bytes();
+  assertKeyLength(masterKey);
+  return masterKey;
 }
 
 function assertRef(transactionRef: string): void {
@@ -63,8 +72,8 @@ function assertRef(transactionRef: string): void {
 }
 
 /** Encrypts `plaintext` (the pii JSON) for storage, bound to `transactionRef`. */
-export function sealPii(masterKey: Buffer, transactionRef: string, plaintext: string): Buffer {
-  assertMasterKey(masterKey);
+export function sealPii(masterKey: Buffer | MasterKey, transactionRef: string, plaintext: string): Buffer {
+  const kek = keyBytes(masterKey);
   assertRef(transactionRef);
   const data = Buffer.from(plaintext, 'utf8');
   const blob = Buffer.allocUnsafe(CIPHERTEXT_AT + data.length);
@@ -74,7 +83,7 @@ export function sealPii(masterKey: Buffer, transactionRef: string, plaintext: st
   try {
     const keyNonce = randomBytes(NONCE_BYTES);
     keyNonce.copy(blob, KEY_NONCE_AT);
-    const wrap = createCipheriv('aes-256-gcm', masterKey, keyNonce, { authTagLength: TAG_BYTES });
+    const wrap = createCipheriv('aes-256-gcm', kek, keyNonce, { authTagLength: TAG_BYTES });
     wrap.setAAD(associatedData(VERSION, KEY_LABEL, transactionRef));
     const wrapped = Buffer.concat([wrap.update(dataKey), wrap.final()]);
     wrapped.copy(blob, WRAPPED_KEY_AT);
@@ -98,12 +107,15 @@ export function sealPii(masterKey: Buffer, transactionRef: string, plaintext: st
 const OPEN_FAILED =
   'personal data could not be decrypted: wrong master key or transaction reference, or the stored blob was altered';
 
-/** Decrypts a blob made by sealPii for the same transaction. Throws EnvelopeError on any mismatch. */
-export function openPii(masterKey: Buffer, transactionRef: string, blob: Buffer): string {
-  assertMasterKey(masterKey);
+/**
+ * Decrypts a blob made by sealPii for the same transaction. Throws EnvelopeError on any mismatch.
+ * Takes a Uint8Array as well as a Buffer, since PGlite returns `bytea` as Uint8Array and pg as Buffer.
+ */
+export function openPii(masterKey: Buffer | MasterKey, transactionRef: string, blob: Uint8Array): string {
+  const kek = keyBytes(masterKey);
   assertRef(transactionRef);
-  if (!Buffer.isBuffer(blob) && !(blob instanceof Uint8Array)) {
-    throw new EnvelopeError('sealed personal data must be a Buffer');
+  if (!(blob instanceof Uint8Array)) {
+    throw new EnvelopeError('sealed personal data must be a Buffer or Uint8Array');
   }
   if (blob.length < CIPHERTEXT_AT) {
     throw new EnvelopeError(`sealed personal data is truncated (${blob.length} bytes)`);
@@ -115,12 +127,9 @@ export function openPii(masterKey: Buffer, transactionRef: string, blob: Buffer)
 
   let dataKey: Buffer;
   try {
-    const unwrap = createDecipheriv(
-      'aes-256-gcm',
-      masterKey,
-      bytes.subarray(KEY_NONCE_AT, WRAPPED_KEY_AT),
-      { authTagLength: TAG_BYTES },
-    );
+    const unwrap = createDecipheriv('aes-256-gcm', kek, bytes.subarray(KEY_NONCE_AT, WRAPPED_KEY_AT), {
+      authTagLength: TAG_BYTES,
+    });
     unwrap.setAAD(associatedData(VERSION, KEY_LABEL, transactionRef));
     unwrap.setAuthTag(bytes.subarray(KEY_TAG_AT, DATA_NONCE_AT));
     dataKey = Buffer.concat([unwrap.update(bytes.subarray(WRAPPED_KEY_AT, KEY_TAG_AT)), unwrap.final()]);
@@ -135,7 +144,9 @@ export function openPii(masterKey: Buffer, transactionRef: string, blob: Buffer)
     dec.setAAD(associatedData(VERSION, DATA_LABEL, transactionRef));
     dec.setAuthTag(bytes.subarray(DATA_TAG_AT, CIPHERTEXT_AT));
     const plain = Buffer.concat([dec.update(bytes.subarray(CIPHERTEXT_AT)), dec.final()]);
-    return plain.toString('utf8');
+    const text = plain.toString('utf8');
+    plain.fill(0);
+    return text;
   } catch {
     throw new EnvelopeError(OPEN_FAILED);
   } finally {
@@ -143,21 +154,59 @@ export function openPii(masterKey: Buffer, transactionRef: string, blob: Buffer)
   }
 }
 
-/** A fresh master key, base64 of 32 random bytes: the form HUB_MASTER_KEY takes. */
+/** A fresh master key, base64 of 32 random bytes: the form HUB_MASTER_KEY takes (and its saved file). */
 export function generateMasterKey(): string {
   return randomBytes(KEY_BYTES).toString('base64');
 }
 
+const REDACTED = 'MasterKey(<redacted>)';
+
 /**
- * Decodes HUB_MASTER_KEY. Strict: canonical base64 (standard alphabet, padded) of exactly 32 bytes,
- * because Buffer.from(…, 'base64') silently skips bad characters and a typo would otherwise become a
- * different, valid-looking key.
+ * Holds the master key so that it cannot end up in a log line or a JSON dump of the configuration:
+ * the bytes sit in a private field, and toJSON / util.inspect / toString print a placeholder.
+ * sealPii and openPii take either this or a raw 32-byte Buffer.
  */
-export function decodeMasterKey(text: string): Buffer {
-  const trimmed = text.trim();
-  const key = Buffer.from(trimmed, 'base64');
-  if (key.length !== KEY_BYTES || key.toString('base64') !== trimmed) {
-    throw new EnvelopeError(`HUB_MASTER_KEY must be the base64 encoding of exactly ${KEY_BYTES} bytes`);
+export class MasterKey {
+  readonly #bytes: Buffer;
+
+  private constructor(bytes: Buffer) {
+    this.#bytes = bytes;
   }
-  return key;
+
+  /**
+   * Decodes HUB_MASTER_KEY. Strict: canonical base64 (standard alphabet, padded) of exactly 32 bytes,
+   * because Buffer.from(…, 'base64') silently skips bad characters and a typo would otherwise become a
+   * different, valid-looking key that cannot open anything stored so far.
+   */
+  static fromBase64(text: string): MasterKey {
+    const trimmed = typeof text === 'string' ? text.trim() : '';
+    const bytes = Buffer.from(trimmed, 'base64');
+    if (bytes.length !== KEY_BYTES || bytes.toString('base64') !== trimmed) {
+      bytes.fill(0);
+      throw new EnvelopeError(`HUB_MASTER_KEY must be the base64 encoding of exactly ${KEY_BYTES} bytes`);
+    }
+    return new MasterKey(bytes);
+  }
+
+  static fromBuffer(bytes: Buffer): MasterKey {
+    assertKeyLength(bytes);
+    return new MasterKey(Buffer.from(bytes));
+  }
+
+  /** The raw key, for node:crypto only. Never log or serialise it. */
+  bytes(): Buffer {
+    return this.#bytes;
+  }
+
+  toJSON(): string {
+    return REDACTED;
+  }
+
+  toString(): string {
+    return REDACTED;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return REDACTED;
+  }
 }

@@ -61,7 +61,7 @@ export class DirectoryService {
       await store.insertWebhookSecret(tx, {
         id: randomUUID(),
         organizationId: organization.id,
-        sealed: sealPii(this.masterKey, organization.id, webhookSecret),
+        sealed: sealPii(this.masterKey, secretContext(organization.id), webhookSecret),
       });
       await recordAudit(tx, {
         actor,
@@ -145,7 +145,7 @@ export class DirectoryService {
       await store.insertWebhookSecret(tx, {
         id: randomUUID(),
         organizationId,
-        sealed: sealPii(this.masterKey, organizationId, webhookSecret),
+        sealed: sealPii(this.masterKey, secretContext(organizationId), webhookSecret),
       });
       await recordAudit(tx, {
         actor,
@@ -160,7 +160,7 @@ export class DirectoryService {
   /** The secrets that sign a delivery to this org right now, newest first. */
   async webhookSecrets(organizationId: string): Promise<string[]> {
     const sealed = await store.activeWebhookSecrets(this.db, organizationId);
-    return sealed.map((s) => openPii(this.masterKey, organizationId, s));
+    return sealed.map((s) => openPii(this.masterKey, secretContext(organizationId), s));
   }
 
   async authenticate(apiKey: string): Promise<{ keyId: string; organizationId: string } | undefined> {
@@ -201,3 +201,6 @@ export class DirectoryService {
     if (problems.length > 0) throw validationFailed(problems);
   }
 }
+
+/** Associated data for sealed webhook secrets, distinct from any transaction reference. */
+const secretContext = (organizationId: string) => `webhook-secret:${organizationId}`;

@@ -104,7 +104,10 @@ function fieldProblem(v: AjvError, context: string): FieldProblem {
     case 'required':
       return { path: `${base}/${escapePointer(String(v.params.missingProperty))}`, message: 'is required' };
     case 'additionalProperties':
-      return { path: `${base}/${escapePointer(String(v.params.additionalProperty))}`, message: 'unknown field' };
+      return {
+        path: `${base}/${escapePointer(String(v.params.additionalProperty))}`,
+        message: 'unknown field',
+      };
     case 'enum':
       return {
         path: base,

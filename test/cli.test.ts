@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const CLI = ['--import', 'tsx', new URL('../src/cli/index.ts', import.meta.url).pathname];
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'trh-cli-'));
+  dirs.push(d);
+  return d;
+};
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function cli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
+    (r) => ({ code: 0, ...r }),
+    (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
+  );
+}
+
+describe('travel-rule-hub command', () => {
+  it('refuses to start with a bad HUB_MASTER_KEY, naming the setting in one line', async () => {
+    const r = await cli(['serve'], { HUB_DATA_DIR: tempDir(), HUB_MASTER_KEY: 'too-short', PORT: '0' });
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stderr.trim(), 'travel-rule-hub: HUB_MASTER_KEY must be base64 of 32 bytes');
+  });
+
+  it('refuses other invalid settings with a clear line', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: 'eighty' }, /PORT must be an integer/],
+      [{ HUB_RETRY_SCHEDULE: '5x' }, /HUB_RETRY_SCHEDULE/],
+      [{ HUB_WORKER: 'maybe' }, /HUB_WORKER must be true or false/],
+      [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, /HUB_ADMIN_KEY is required when DATABASE_URL is set/],
+    ];
+    for (const [env, pattern] of cases) {
+      const r = await cli(['serve'], { HUB_DATA_DIR: tempDir(), ...env });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, pattern);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+  });
+
+  it('creates, lists and verifies organizations and manages keys from the shell', async () => {
+    const env = { HUB_DATA_DIR: tempDir() };
+    const created = await cli(
+      ['org', 'create', '--name', 'Shell VASP', '--did', 'did:web:shell.example'],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const out = JSON.parse(created.stdout);
+    assert.match(out.apiKey, /^trh_/);
+    assert.equal(out.organization.organizationType, 'unverified');
+    assert.equal(statSync(join(env.HUB_DATA_DIR, 'admin.key')).mode & 0o777, 0o600);
+
+    const verified = JSON.parse((await cli(['org', 'verify', out.organization.id], env)).stdout);
+    assert.equal(verified.organizationType, 'verified');
+    const list = JSON.parse((await cli(['org', 'list'], env)).stdout);
+    assert.deepEqual(
+      list.organizations.map((o: any) => o.vaspDid),
+      ['did:web:shell.example'],
+    );
+    const key = JSON.parse((await cli(['key', 'create', out.organization.id], env)).stdout);
+    assert.match(key.apiKey, /^trh_/);
+    const revoked = await cli(['key', 'revoke', key.keyId], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+
+    const dup = await cli(['org', 'create', '--name', 'Again', '--did', 'did:web:shell.example'], env);
+    assert.notEqual(dup.code, 0);
+    assert.match(dup.stderr, /already exists/);
+  });
+
+  it('starts on a fresh data directory, prints the URLs and the operator key once, and stops on SIGTERM', async () => {
+    const dir = tempDir();
+    const first = await startServe({ HUB_DATA_DIR: dir, PORT: '0' });
+    assert.match(first.output, /listening on http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(first.output, /API docs: http:\/\/127\.0\.0\.1:\d+\/docs/);
+    assert.match(first.output, /Operator key \(shown once/);
+
+    const second = await startServe({ HUB_DATA_DIR: dir, PORT: '0' }, true);
+    assert.notEqual(second.code, 0);
+    assert.match(second.output, /HUB_DATA_DIR .* is in use by another hub process/);
+
+    first.child.kill('SIGTERM');
+    const code = await new Promise((resolve) => first.child.once('exit', resolve));
+    assert.equal(code, 0);
+
+    const again = await startServe({ HUB_DATA_DIR: dir, PORT: '0' });
+    assert.doesNotMatch(again.output, /Operator key/);
+    again.child.kill('SIGTERM');
+    await new Promise((resolve) => again.child.once('exit', resolve));
+  });
+});
+
+/** Starts `serve` and resolves once it printed its URL (or exited, when `expectExit`). */
+function startServe(env: Record<string, string>, expectExit = false) {
+  return new Promise<{ child: ChildProcess; output: string; code?: number }>((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI, 'serve'], { env: { ...process.env, ...env } });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      if (
+        !expectExit &&
+        /API docs:/.test(output) &&
+        (/Operator key/.test(output) || /Database:/.test(output))
+      ) {
+        setTimeout(() => {
+          clearTimeout(timer);
+          resolve({ child, output });
+        }, 50);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (expectExit) resolve({ child, output, code: code ?? -1 });
+    });
+  });
+}

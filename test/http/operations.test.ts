@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { eachBackend } from '../harness.js';
+
+eachBackend('operations endpoints', (hub) => {
+  it('answers /healthz and /readyz without a key', async () => {
+    assert.deepEqual((await hub().request('GET', '/healthz')).body, { status: 'ok' });
+    assert.deepEqual((await hub().request('GET', '/readyz')).body, { status: 'ready' });
+  });
+
+  it('serves Prometheus metrics labelled by route pattern', async () => {
+    const org = await hub().createOrg();
+    await hub().request('GET', '/v1/organizations/me', { key: org.apiKey });
+    const res = await hub().request('GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(
+      res.text,
+      /hub_http_requests_total\{method="GET",route="\/v1\/organizations\/me",status="200"\} \d+/,
+    );
+    assert.match(res.text, /process_cpu_user_seconds_total/);
+  });
+
+  it('publishes an OpenAPI 3.1 document and a docs page', async () => {
+    const res = await hub().request('GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.openapi, '3.1.0');
+    assert.ok(res.body.paths['/v1/organizations'].get);
+    assert.ok(res.body.paths['/v1/admin/organizations'].post);
+    assert.deepEqual(res.body.components.securitySchemes.apiKey, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    });
+    const docs = await hub().request('GET', '/docs/');
+    assert.equal(docs.status, 200);
+    assert.match(docs.text, /<html/i);
+  });
+
+  it('returns a request id and never logs the API key', async () => {
+    const org = await hub().createOrg();
+    const res = await hub().request('GET', '/v1/organizations/me', {
+      key: org.apiKey,
+      headers: { 'x-request-id': 'trace-123' },
+    });
+    assert.equal(res.headers.get('x-request-id'), 'trace-123');
+    assert.match(hub().allLogs(), /"reqId":"trace-123"/);
+    assert.ok(!hub().allLogs().includes(org.apiKey));
+    assert.ok(!hub().allLogs().includes(hub().adminKey));
+  });
+});
+
+eachBackend(
+  'per-key rate limit',
+  (hub) => {
+    it('answers 429 RATE_LIMITED with Retry-After once a key exceeds its rate', async () => {
+      const org = await hub().createOrg();
+      const other = await hub().createOrg();
+      const statuses: number[] = [];
+      let limited: any;
+      for (let i = 0; i < 8; i++) {
+        const res = await hub().request('GET', '/v1/organizations/me', { key: org.apiKey });
+        statuses.push(res.status);
+        if (res.status === 429) limited = res;
+      }
+      assert.ok(statuses.includes(200) && limited, statuses.join(','));
+      assert.equal(limited.body.code, 'RATE_LIMITED');
+      assert.match(limited.headers.get('content-type'), /application\/problem\+json/);
+      assert.ok(Number(limited.headers.get('retry-after')) >= 0);
+      const otherRes = await hub().request('GET', '/v1/organizations/me', { key: other.apiKey });
+      assert.equal(otherRes.status, 200, 'another key has its own budget');
+    });
+  },
+  { HUB_RATE_LIMIT: '5' },
+);
