@@ -1,0 +1,179 @@
+// A small table-driven checker for JSON trees, used by the IVMS101 validator.
+// Invariants:
+// - A check never throws and never stops early: every problem in the tree is collected, so a
+//   participant can fix a whole message in one round trip.
+// - Messages are fixed texts. They may name fields, limits and allowed codes, but never the
+//   submitted value, because the tree is personal data (SPEC §9).
+// - Keys are looked up with `Object.hasOwn`, so keys such as `__proto__` or `constructor` are plain
+//   unknown fields, never inherited properties.
+
+import { getAlpha2Codes } from 'i18n-iso-countries/index.js';
+import { type Problem, pointer } from './problem.js';
+
+/** Checks one value found at `path` and appends what is wrong with it to `out`. */
+export type Check = (value: unknown, path: string, out: Problem[]) => void;
+
+export interface Field {
+  check: Check;
+  required?: boolean;
+  /** A second accepted spelling of the key (SPEC §6); giving both at once is a problem. */
+  alias?: string;
+}
+
+export type Shape = Readonly<Record<string, Field>>;
+
+/** An object that passed the key checks: its values by canonical name, for cross-field constraints. */
+export interface Fields {
+  readonly path: string;
+  /** The value under the canonical key, else under its alias; `undefined` when absent. */
+  value(name: string): unknown;
+  /** Pointer to the key actually used for `name` (the alias when only the alias was given). */
+  at(name: string): string;
+}
+
+export interface ObjectOptions {
+  /** Cross-field constraints, run only when the value is an object. */
+  after?: (fields: Fields, out: Problem[]) => void;
+  /** Clearer messages for keys that senders often confuse with a valid one. */
+  hints?: Readonly<Record<string, string>>;
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Present means given and not null; an empty array counts as absent for "one of" rules. */
+export function isPresent(value: unknown): boolean {
+  return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+}
+
+function has(obj: Record<string, unknown>, key: string): boolean {
+  return Object.hasOwn(obj, key) && obj[key] !== undefined;
+}
+
+export function checkObject(
+  value: unknown,
+  path: string,
+  shape: Shape,
+  out: Problem[],
+  options: ObjectOptions = {},
+): Fields | undefined {
+  if (!isObject(value)) {
+    out.push({ path, message: 'must be an object' });
+    return undefined;
+  }
+  const aliases = new Set<string>();
+  for (const field of Object.values(shape)) if (field.alias !== undefined) aliases.add(field.alias);
+  for (const key of Object.keys(value)) {
+    if (Object.hasOwn(shape, key) || aliases.has(key)) continue;
+    const hint =
+      options.hints !== undefined && Object.hasOwn(options.hints, key) ? options.hints[key] : undefined;
+    out.push({ path: pointer(path, key), message: hint ?? 'unknown field' });
+  }
+  const used = new Map<string, string>();
+  for (const [name, field] of Object.entries(shape)) {
+    const canonical = has(value, name);
+    const alias = field.alias !== undefined && has(value, field.alias) ? field.alias : undefined;
+    if (canonical && alias !== undefined) {
+      out.push({ path: pointer(path, alias), message: `must not be given together with ${name}` });
+    }
+    if (canonical) field.check(value[name], pointer(path, name), out);
+    if (alias !== undefined) field.check(value[alias], pointer(path, alias), out);
+    if (!canonical && alias === undefined && field.required) {
+      out.push({ path: pointer(path, name), message: 'is required' });
+    }
+    used.set(name, canonical || alias === undefined ? name : alias);
+  }
+  const fields: Fields = {
+    path,
+    value: (name) => {
+      const key = used.get(name) ?? name;
+      return has(value, key) ? value[key] : undefined;
+    },
+    at: (name) => pointer(path, used.get(name) ?? name),
+  };
+  options.after?.(fields, out);
+  return fields;
+}
+
+export function object(shape: Shape, options: ObjectOptions = {}): Check {
+  return (value, path, out) => {
+    checkObject(value, path, shape, out, options);
+  };
+}
+
+export function list(item: Check, bounds: { min?: number; max?: number } = {}): Check {
+  return (value, path, out) => {
+    if (!Array.isArray(value)) {
+      out.push({ path, message: 'must be an array' });
+      return;
+    }
+    if (bounds.min !== undefined && value.length < bounds.min) {
+      out.push({
+        path,
+        message: bounds.min === 1 ? 'must not be empty' : `must contain at least ${bounds.min} items`,
+      });
+    }
+    if (bounds.max !== undefined && value.length > bounds.max) {
+      out.push({ path, message: `must contain at most ${bounds.max} items` });
+    }
+    value.forEach((element, index) => {
+      item(element, pointer(path, index), out);
+    });
+  };
+}
+
+/** An array of `item`, or a single `item` (IVMS101's own JSON gives some arrays as one object). */
+export function oneOrMany(item: Check): Check {
+  const many = list(item, { min: 1 });
+  return (value, path, out) => {
+    if (Array.isArray(value)) many(value, path, out);
+    else if (isObject(value)) item(value, path, out);
+    else out.push({ path, message: 'must be an array or an object' });
+  };
+}
+
+export function nullable(check: Check): Check {
+  return (value, path, out) => {
+    if (value !== null) check(value, path, out);
+  };
+}
+
+/** IVMS101 MaxNText: at least one character that is not white space, at most `max` characters. */
+export function text(max: number): Check {
+  return (value, path, out) => {
+    if (typeof value !== 'string') {
+      out.push({ path, message: 'must be a string' });
+      return;
+    }
+    if (value.trim() === '') out.push({ path, message: 'must not be empty' });
+    // ISO 20022 counts characters, so a name in a non-Latin script gets the same room.
+    else if (value.length > max && [...value].length > max) {
+      out.push({ path, message: `must be at most ${max} characters` });
+    }
+  };
+}
+
+export function code(values: readonly string[]): Check {
+  const allowed = new Set(values);
+  const message = `must be one of ${values.join(', ')}`;
+  return (value, path, out) => {
+    if (typeof value !== 'string') out.push({ path, message: 'must be a string' });
+    else if (!allowed.has(value)) out.push({ path, message });
+  };
+}
+
+// Loaded from the package's code table only, not its localized names, so importing it stays cheap.
+// `XX` is IVMS101's code for "not known / not applicable" (SPEC §6).
+const COUNTRIES = new Set([...Object.keys(getAlpha2Codes()), 'XX']);
+
+export function isCountryCode(value: string): boolean {
+  return /^[A-Z]{2}$/.test(value) && COUNTRIES.has(value);
+}
+
+export const country: Check = (value, path, out) => {
+  if (typeof value !== 'string') out.push({ path, message: 'must be a string' });
+  else if (!isCountryCode(value)) {
+    out.push({ path, message: 'must be an ISO 3166-1 alpha-2 country code in upper case, or XX' });
+  }
+};
