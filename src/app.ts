@@ -21,6 +21,10 @@ import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerProblemHandlers } from './http/problem.js';
 import { type HubApp, Problem } from './http/types.js';
 import type { HubSecrets } from './secrets.js';
+import { loadAssetTable } from './transactions/amount.js';
+import { PiiSchema } from './transactions/ivms101-schema.js';
+import { transactionRoutes } from './transactions/routes.js';
+import { TransactionService } from './transactions/service.js';
 
 export const BODY_LIMIT = 256 * 1024;
 export const VERSION = '0.1.0';
@@ -48,6 +52,7 @@ export interface BuildOptions {
 export interface Hub {
   app: HubApp;
   directory: DirectoryService;
+  transactions: TransactionService;
 }
 
 export async function buildApp({ config, db, secrets, logStream }: BuildOptions): Promise<Hub> {
@@ -73,6 +78,8 @@ export async function buildApp({ config, db, secrets, logStream }: BuildOptions)
   });
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
+  const transactions = new TransactionService(db, secrets.masterKey);
+  const assets = loadAssetTable(config.assetTableFile);
   const registry = createRegistry();
 
   registerProblemHandlers(app);
@@ -91,11 +98,13 @@ export async function buildApp({ config, db, secrets, logStream }: BuildOptions)
       security: [{ apiKey: [] }],
       tags: [
         { name: 'directory', description: 'Organizations (VASPs) in the network' },
+        { name: 'transactions', description: 'Initiate, confirm, decline, share the hash, read' },
         { name: 'operator', description: 'Operator API (operator key only)' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (doc) => documentPii('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
   if (config.rateLimit > 0) {
@@ -148,6 +157,19 @@ export async function buildApp({ config, db, secrets, logStream }: BuildOptions)
 
   directoryRoutes(app, directory);
   adminDirectoryRoutes(app, directory);
+  transactionRoutes(app, transactions, assets);
 
-  return { app, directory };
+  return { app, directory, transactions };
+}
+
+/**
+ * The initiate route validates `pii` in code (IVMS101 needs more than a JSON schema can say),
+ * so its schema has `pii: object`; the OpenAPI document shows the full IVMS101 shape instead.
+ */
+function documentPii<T>(doc: T): T {
+  const body = (doc as any).paths?.['/v1/transactions/initiate']?.post?.requestBody?.content?.[
+    'application/json'
+  ];
+  if (body?.schema?.properties?.pii) body.schema.properties.pii = PiiSchema;
+  return doc;
 }

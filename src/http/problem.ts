@@ -61,8 +61,8 @@ function toAppError(error: FastifyError): AppError {
     const context = error.validationContext ?? 'body';
     return new AppError(
       'VALIDATION_FAILED',
-      `The request ${context === 'body' ? 'body' : context} is invalid; see errors.`,
-      error.validation.map((v) => fieldProblem(v, context)),
+      `The request ${context} is invalid; see errors.`,
+      fieldProblems(error),
     );
   }
   switch (error.code) {
@@ -87,6 +87,15 @@ function toAppError(error: FastifyError): AppError {
   return new AppError('INTERNAL', 'An internal error occurred; it has been logged.', undefined, {
     cause: error,
   });
+}
+
+/** Fastify's schema-validation error as field problems (also for routes that attach validation). */
+export function fieldProblems(error: {
+  validation?: AjvError[];
+  validationContext?: string;
+}): FieldProblem[] {
+  const context = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((v) => fieldProblem(v, context));
 }
 
 interface AjvError {

@@ -77,6 +77,7 @@ function describe(from: State, event: TxEvent, protocol: Protocol): string {
   if (!somewhere) {
     return `Cannot ${ACTIONS[event]} a ${protocol} transaction; the transaction is ${from}.`;
   }
-  if (from === 'DECLINED') return `The transaction is DECLINED; a declined transaction cannot be processed again.`;
+  if (from === 'DECLINED')
+    return `The transaction is DECLINED; a declined transaction cannot be processed again.`;
   return `Cannot ${ACTIONS[event]} a transaction in state ${from}; the transaction is ${from}.`;
 }

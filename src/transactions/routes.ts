@@ -1,0 +1,142 @@
+/** Transaction routes: parse, authorize by key, call the service, shape the answer. */
+import type { FastifyRequest } from 'fastify';
+import { orgOf } from '../http/auth.js';
+import { validationFailed } from '../http/errors.js';
+import { fieldProblems } from '../http/problem.js';
+import { type HubApp, problems } from '../http/types.js';
+import type { AssetTable } from './amount.js';
+import {
+  ConfirmRequest,
+  ConfirmResponse,
+  DeclineRequest,
+  DeclineResponse,
+  IdempotencyHeaders,
+  InitiateRequest,
+  InitiateResponse,
+  ListQuery,
+  PiiResponse,
+  RefParams,
+  Transaction,
+  TransactionList,
+  TxHashRequest,
+  TxHashResponse,
+} from './schemas.js';
+import { type Idempotency, requestHash, type TransactionService } from './service.js';
+import { validateInitiation } from './validation.js';
+
+const tags = ['transactions'];
+
+function idempotency(request: FastifyRequest): Idempotency | undefined {
+  const key = request.headers['idempotency-key'];
+  if (typeof key !== 'string') return undefined;
+  return { key, hash: requestHash(request.routeOptions.url ?? request.url, request.body) };
+}
+
+export function transactionRoutes(app: HubApp, transactions: TransactionService, assets: AssetTable) {
+  app.post(
+    '/v1/transactions/initiate',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Start a transaction under MAIN, BASIC or NOTIFY',
+        description:
+          'Validates the request (protocol table, asset and amount, IVMS101 `pii`), stores it with the ' +
+          'personal data encrypted, and queues the `received` webhook (MAIN, BASIC) or the NOTIFY e-mail. ' +
+          'Every problem found is listed in the 400 answer.',
+        headers: IdempotencyHeaders,
+        body: InitiateRequest,
+        response: { 200: InitiateResponse, ...problems(400, 409, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const orgId = orgOf(request);
+      const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
+      const all = validateInitiation(request.body, assets, schemaProblems);
+      if (all.length > 0) throw validationFailed(all);
+      return transactions.initiate(orgId, request.body, idempotency(request));
+    },
+  );
+
+  app.post(
+    '/v1/transactions/confirm',
+    {
+      schema: {
+        tags,
+        summary: 'Confirm a MAIN transaction (originator); queues confirmed-data to the beneficiary',
+        headers: IdempotencyHeaders,
+        body: ConfirmRequest,
+        response: { 200: ConfirmResponse, ...problems(400, 403, 404, 409, 415) },
+      },
+    },
+    (request) => transactions.confirm(orgOf(request), request.body, idempotency(request)),
+  );
+
+  app.post(
+    '/v1/transactions/decline',
+    {
+      schema: {
+        tags,
+        summary: 'Decline a CONFIRMED transaction (beneficiary); the originator is informed',
+        headers: IdempotencyHeaders,
+        body: DeclineRequest,
+        response: { 200: DeclineResponse, ...problems(400, 403, 404, 409, 415) },
+      },
+    },
+    (request) => transactions.decline(orgOf(request), request.body, idempotency(request)),
+  );
+
+  app.post(
+    '/v1/transactions/tx-hash',
+    {
+      schema: {
+        tags,
+        summary: 'Share the blockchain hash after broadcast (originator); queues tx-hash to the beneficiary',
+        headers: IdempotencyHeaders,
+        body: TxHashRequest,
+        response: { 200: TxHashResponse, ...problems(400, 403, 404, 409, 415) },
+      },
+    },
+    (request) => transactions.shareTxHash(orgOf(request), request.body, idempotency(request)),
+  );
+
+  app.get(
+    '/v1/transactions',
+    {
+      schema: {
+        tags,
+        summary: 'The caller’s transactions, newest first, keyset-paged',
+        querystring: ListQuery,
+        response: { 200: TransactionList, ...problems(400) },
+      },
+    },
+    (request) => transactions.list(orgOf(request), request.query),
+  );
+
+  app.get(
+    '/v1/transactions/:transactionRef',
+    {
+      schema: {
+        tags,
+        summary: 'One transaction with its history (parties only; no personal data)',
+        params: RefParams,
+        response: { 200: Transaction, ...problems(400, 404) },
+      },
+    },
+    (request) => transactions.get(orgOf(request), request.params.transactionRef),
+  );
+
+  app.get(
+    '/v1/transactions/:transactionRef/pii',
+    {
+      schema: {
+        tags,
+        summary:
+          'The personal data (originator: always; beneficiary: once CONFIRMED). Every read is audited.',
+        params: RefParams,
+        response: { 200: PiiResponse, ...problems(400, 403, 404) },
+      },
+    },
+    (request) => transactions.readPiiAsParty(orgOf(request), request.params.transactionRef),
+  );
+}

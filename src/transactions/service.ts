@@ -1,0 +1,462 @@
+/**
+ * Transaction commands and reads (SPEC §6, §7, §9). Each command is one database transaction
+ * that checks the caller's party, asks the state machine, changes the row conditionally,
+ * appends history and queues its messages in the outbox: all or nothing. Visibility rule:
+ * a caller that is neither originator nor beneficiary gets 404, never 403.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { recordAudit } from '../audit/store.js';
+import { openPii, sealPii } from '../crypto/envelope.js';
+import type { Database, Queryable } from '../db/database.js';
+import { enqueue, type OutboxMessage } from '../deliveries/outbox.js';
+import { findOrganization, findOrganizationByDid } from '../directory/store.js';
+import { AppError, notFound, validationFailed } from '../http/errors.js';
+import { DECLINE_CATEGORIES } from './decline.js';
+import type { InitiateRequest, InitiateResponse, Transaction, TransactionSummary } from './schemas.js';
+import { type State, type TxEvent, transition } from './state-machine.js';
+import * as store from './store.js';
+
+export interface Idempotency {
+  key: string;
+  hash: Buffer;
+}
+
+/** Identifies a request for Idempotency-Key replay: the route and the exact body. */
+export function requestHash(route: string, body: unknown): Buffer {
+  return createHash('sha256').update(route).update('\n').update(JSON.stringify(body)).digest();
+}
+
+class IdempotencyRace extends Error {}
+
+const DEFAULT_PAGE = 50;
+
+export class TransactionService {
+  constructor(
+    private readonly db: Database,
+    private readonly masterKey: Buffer,
+  ) {}
+
+  initiate(originatorId: string, body: InitiateRequest, idem?: Idempotency): Promise<InitiateResponse> {
+    return this.command(originatorId, idem, async (tx) => {
+      const originator = await findOrganization(tx, originatorId);
+      if (!originator) throw new AppError('UNAUTHENTICATED', 'The calling organization no longer exists.');
+      const beneficiary = await this.resolveBeneficiary(tx, originatorId, body);
+      const ref = randomUUID();
+      const info = body.transactionBlockchainInfo;
+      const beneficiaryDid = beneficiary?.vaspDid ?? body.beneficiaryVASPdid ?? null;
+      const beneficiaryVaspId = beneficiary?.id ?? body.beneficiaryVASPid ?? null;
+      await store.insertTransaction(
+        tx,
+        {
+          ref,
+          protocol: body.protocol,
+          originatorId,
+          originatorDid: originator.vaspDid,
+          beneficiaryId: beneficiary?.id ?? null,
+          beneficiaryVaspId,
+          beneficiaryDid,
+          asset: body.transactionAsset,
+          assetDecimals: body.transactionAssetDecimals,
+          amount: body.transactionAmount,
+          origin: info.origin ?? null,
+          destination: info.destination,
+          txHash: info.txHash ?? null,
+          notificationEmail: body.notificationEmail ?? null,
+        },
+        sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
+      );
+      await store.appendHistory(tx, { ref, status: 'NEW', actorId: originatorId, actor: originator.vaspDid });
+      const message: OutboxMessage =
+        body.protocol === 'NOTIFY'
+          ? {
+              channel: 'email',
+              event: 'notify',
+              emailTo: body.notificationEmail!,
+              transactionRef: ref,
+              payload: {
+                transactionRef: ref,
+                transactionAsset: body.transactionAsset,
+                transactionAmount: body.transactionAmount,
+                destination: info.destination,
+                originatorVASPdid: originator.vaspDid,
+                originatorName: originator.name,
+                beneficiaryVASPid: beneficiaryVaspId,
+              },
+            }
+          : {
+              channel: 'webhook',
+              event: 'received',
+              organizationId: beneficiary!.id,
+              transactionRef: ref,
+              payload: {
+                transactionRef: ref,
+                protocol: body.protocol,
+                status: 'RECEIVER_NOTIFIED',
+                originatorVASPdid: originator.vaspDid,
+                beneficiaryVASPdid: beneficiaryDid,
+                transactionAsset: body.transactionAsset,
+                transactionAmount: body.transactionAmount,
+                transactionAssetDecimals: body.transactionAssetDecimals,
+                ivms101_data: {
+                  transactionBlockchainInfo: {
+                    destination: info.destination,
+                    ...(info.origin === undefined ? {} : { origin: info.origin }),
+                  },
+                },
+              },
+            };
+      await enqueue(tx, [message]);
+      return {
+        transactionRef: ref,
+        status: 'NEW' as const,
+        protocol: body.protocol,
+        transactionAsset: body.transactionAsset,
+        transactionAmount: body.transactionAmount,
+        beneficiaryVASPid: beneficiaryVaspId,
+        beneficiaryVASPdid: beneficiaryDid,
+        destination: info.destination,
+      };
+    });
+  }
+
+  confirm(orgId: string, body: { transactionRef: string; txHash?: string }, idem?: Idempotency) {
+    return this.command(orgId, idem, async (tx) => {
+      const t = await this.partyView(tx, orgId, body.transactionRef);
+      if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may confirm.');
+      const to = this.next(t.status, 'confirm', t.protocol);
+      if (body.txHash !== undefined && t.txHash !== null && t.txHash !== body.txHash) {
+        throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
+      }
+      await this.move(tx, t, to, { actorId: orgId, actor: t.originatorDid }, { txHash: body.txHash });
+      const messages: OutboxMessage[] = [];
+      if (await this.hasEndpoint(tx, t.beneficiaryId)) {
+        messages.push(
+          this.webhook(t.beneficiaryId!, t.ref, 'confirmed-data', {
+            transactionRef: t.ref,
+            protocol: 'MAIN',
+            status: 'CONFIRMED',
+            originatorVASPdid: t.originatorDid,
+            beneficiaryVASPdid: t.beneficiaryDid,
+          }),
+        );
+        if (body.txHash !== undefined && t.txHash === null) {
+          messages.push(
+            this.webhook(t.beneficiaryId!, t.ref, 'tx-hash', { transactionRef: t.ref, txHash: body.txHash }),
+          );
+        }
+      }
+      await enqueue(tx, messages);
+      return { transactionRef: t.ref, status: 'CONFIRMED' as const, protocol: 'MAIN' as const };
+    });
+  }
+
+  decline(
+    orgId: string,
+    body: { transactionRef: string; reason: { category: string; description: string } },
+    idem?: Idempotency,
+  ) {
+    const problems = [];
+    if (!(DECLINE_CATEGORIES as readonly string[]).includes(body.reason.category)) {
+      problems.push({ path: '/reason/category', message: `must be one of ${DECLINE_CATEGORIES.join(', ')}` });
+    }
+    if (body.reason.description.trim() === '') {
+      problems.push({ path: '/reason/description', message: 'must not be empty' });
+    }
+    if (problems.length > 0) throw validationFailed(problems);
+    const reason = { category: body.reason.category, description: body.reason.description };
+    return this.command(orgId, idem, async (tx) => {
+      const t = await this.partyView(tx, orgId, body.transactionRef);
+      if (orgId !== t.beneficiaryId) throw new AppError('FORBIDDEN', 'Only the beneficiary may decline.');
+      const to = this.next(t.status, 'decline', t.protocol);
+      await this.move(
+        tx,
+        t,
+        to,
+        { actorId: orgId, actor: t.beneficiaryDid ?? orgId, reason },
+        { declineReason: reason },
+      );
+      if (await this.hasEndpoint(tx, t.originatorId)) {
+        await enqueue(tx, [
+          this.webhook(t.originatorId, t.ref, 'declined', {
+            transactionRef: t.ref,
+            status: 'DECLINED',
+            reason,
+            beneficiaryVASPdid: t.beneficiaryDid,
+          }),
+        ]);
+      }
+      return {
+        transactionRef: t.ref,
+        status: 'DECLINED' as const,
+        reason,
+        message: 'The transaction was declined and cannot be processed again; the originator is informed.',
+      };
+    });
+  }
+
+  shareTxHash(orgId: string, body: { transactionRef: string; txHash: string }, idem?: Idempotency) {
+    return this.command(orgId, idem, async (tx) => {
+      const t = await this.partyView(tx, orgId, body.transactionRef);
+      if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may set txHash.');
+      this.next(t.status, 'share_tx_hash', t.protocol);
+      const result = { transactionRef: t.ref, txHash: body.txHash, status: t.status };
+      if (t.txHash === body.txHash) return result;
+      if (t.txHash !== null || !(await store.setTxHash(tx, t.ref, body.txHash))) {
+        throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
+      }
+      await recordAudit(tx, {
+        actor: orgId,
+        action: 'transaction.tx_hash_set',
+        subjectType: 'transaction',
+        subjectId: t.ref,
+      });
+      if (t.beneficiaryId && (await this.hasEndpoint(tx, t.beneficiaryId))) {
+        await enqueue(tx, [
+          this.webhook(t.beneficiaryId, t.ref, 'tx-hash', { transactionRef: t.ref, txHash: body.txHash }),
+        ]);
+      }
+      return result;
+    });
+  }
+
+  async get(orgId: string, ref: string): Promise<Transaction> {
+    const t = await this.partyView(this.db, orgId, ref);
+    return { ...toSummary(t), history: await store.history(this.db, ref) };
+  }
+
+  async list(
+    orgId: string,
+    q: {
+      role?: 'originator' | 'beneficiary';
+      status?: string;
+      protocol?: string;
+      asset?: string;
+      createdAfter?: string;
+      createdBefore?: string;
+      limit?: string;
+      cursor?: string;
+    },
+  ): Promise<{ transactions: TransactionSummary[]; nextCursor: string | null }> {
+    const limit = q.limit === undefined ? DEFAULT_PAGE : Number(q.limit);
+    const rows = await store.listTransactions(this.db, {
+      organizationId: orgId,
+      role: q.role,
+      status: q.status,
+      protocol: q.protocol,
+      asset: q.asset,
+      createdAfter: q.createdAfter,
+      createdBefore: q.createdBefore,
+      after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      transactions: page.map(toSummary),
+      nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.ref) : null,
+    };
+  }
+
+  /** The personal data, for parties entitled to it; every read is audited (SPEC §6). */
+  async readPiiAsParty(orgId: string, ref: string): Promise<{ transactionRef: string; pii: object }> {
+    return this.db.transaction(async (tx) => {
+      const t = await this.partyView(tx, orgId, ref);
+      const entitled = orgId === t.originatorId || t.status === 'CONFIRMED' || t.status === 'DECLINED';
+      if (!entitled) {
+        throw new AppError(
+          'FORBIDDEN',
+          `The beneficiary may read the personal data once CONFIRMED; it is ${t.status}.`,
+        );
+      }
+      await recordAudit(tx, {
+        actor: orgId,
+        action: 'transaction.pii_read',
+        subjectType: 'transaction',
+        subjectId: ref,
+        details: { role: orgId === t.originatorId ? 'originator' : 'beneficiary' },
+      });
+      return { transactionRef: ref, pii: (await this.decryptPii(tx, ref)) as object };
+    });
+  }
+
+  /** For the delivery worker's prepare stage (BASIC `received`, MAIN `confirmed-data`). */
+  async readPii(ref: string): Promise<{ originator: unknown; beneficiary: unknown }> {
+    return (await this.decryptPii(this.db, ref)) as { originator: unknown; beneficiary: unknown };
+  }
+
+  /**
+   * Called by the worker inside the database transaction that marks a delivery DELIVERED:
+   * an acknowledged `received` webhook or an accepted NOTIFY e-mail notifies the receiver;
+   * BASIC then confirms at once, since its data went with `received`. A repeated delivery
+   * (after a crash) finds the transaction already moved and changes nothing.
+   */
+  async deliveryOutcome(
+    tx: Queryable,
+    d: { event: string; channel: 'webhook' | 'email'; transactionRef: string | null },
+  ): Promise<void> {
+    const notifies =
+      (d.channel === 'webhook' && d.event === 'received') || (d.channel === 'email' && d.event === 'notify');
+    if (!notifies || d.transactionRef === null) return;
+    const t = await store.findTransaction(tx, d.transactionRef, true);
+    if (!t) return;
+    const notified = transition(t.status, 'notified', t.protocol);
+    if (!notified.ok) return;
+    await this.move(tx, t, notified.to, { actorId: null, actor: 'hub' });
+    const confirmed = transition(notified.to, 'data_delivered', t.protocol);
+    if (confirmed.ok)
+      await this.move(tx, { ...t, status: notified.to }, confirmed.to, { actorId: null, actor: 'hub' });
+  }
+
+  private async decryptPii(q: Queryable, ref: string): Promise<unknown> {
+    const sealed = await store.readSealedPii(q, ref);
+    if (!sealed) throw notFound('The transaction');
+    return JSON.parse(openPii(this.masterKey, ref, sealed));
+  }
+
+  /** Runs a command in one database transaction, replaying the first answer to an Idempotency-Key. */
+  private async command<T>(
+    orgId: string,
+    idem: Idempotency | undefined,
+    fn: (tx: Queryable) => Promise<T>,
+  ): Promise<T> {
+    if (!idem) return this.db.transaction(fn);
+    const prior = await store.findIdempotent(this.db, orgId, idem.key);
+    if (prior) return replay<T>(prior, idem);
+    try {
+      return await this.db.transaction(async (tx) => {
+        const result = await fn(tx);
+        if (!(await store.saveIdempotent(tx, orgId, idem.key, idem.hash, result)))
+          throw new IdempotencyRace();
+        return result;
+      });
+    } catch (err) {
+      if (!(err instanceof IdempotencyRace)) throw err;
+      const winner = await store.findIdempotent(this.db, orgId, idem.key);
+      if (!winner)
+        throw new AppError('IDEMPOTENCY_CONFLICT', 'A request with this Idempotency-Key is in progress.');
+      return replay<T>(winner, idem);
+    }
+  }
+
+  private async resolveBeneficiary(tx: Queryable, originatorId: string, body: InitiateRequest) {
+    const byId =
+      body.beneficiaryVASPid === undefined ? undefined : await findOrganization(tx, body.beneficiaryVASPid);
+    const byDid =
+      body.beneficiaryVASPdid === undefined
+        ? undefined
+        : await findOrganizationByDid(tx, body.beneficiaryVASPdid);
+    const unknown = (detail: string) => new AppError('UNKNOWN_COUNTERPARTY', detail);
+    if (body.protocol === 'NOTIFY') {
+      if (byDid && byId?.id !== byDid.id) {
+        throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
+      }
+      if (byId?.id === originatorId)
+        throw unknown('The originator and the beneficiary are the same organization.');
+      return byId;
+    }
+    if (!byDid) throw unknown('beneficiaryVASPdid names no organization in the directory.');
+    if (body.beneficiaryVASPid !== undefined && byId?.id !== byDid.id) {
+      throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
+    }
+    if (byDid.id === originatorId)
+      throw unknown('The originator and the beneficiary are the same organization.');
+    if (!byDid.travelEndpoint) throw unknown('The beneficiary has no travelEndpoint to receive messages.');
+    if (body.protocol === 'BASIC' && !byDid.publicKey) {
+      throw unknown('The beneficiary has no publicKey; BASIC needs one to encrypt the personal data.');
+    }
+    return byDid;
+  }
+
+  /** The transaction, locked, if the caller is a party; otherwise it does not exist (404). */
+  private async partyView(q: Queryable, orgId: string, ref: string) {
+    const t = await store.findTransaction(q, ref, q !== this.db);
+    if (!t || (t.originatorId !== orgId && t.beneficiaryId !== orgId)) throw notFound('The transaction');
+    return t;
+  }
+
+  private next(from: State, event: TxEvent, protocol: store.TransactionRecord['protocol']): State {
+    const r = transition(from, event, protocol);
+    if (!r.ok) throw new AppError('INVALID_STATE', r.error.message);
+    return r.to;
+  }
+
+  private async move(
+    tx: Queryable,
+    t: store.TransactionRecord,
+    to: State,
+    who: { actorId: string | null; actor: string; reason?: unknown },
+    extra: { declineReason?: unknown; txHash?: string } = {},
+  ) {
+    if (!(await store.updateStatus(tx, t.ref, t.status, to, extra))) {
+      throw new AppError(
+        'INVALID_STATE',
+        `The transaction changed state concurrently; it is no longer ${t.status}.`,
+      );
+    }
+    await store.appendHistory(tx, { ref: t.ref, status: to, ...who });
+  }
+
+  private async hasEndpoint(q: Queryable, orgId: string | null): Promise<boolean> {
+    if (!orgId) return false;
+    return Boolean((await findOrganization(q, orgId))?.travelEndpoint);
+  }
+
+  private webhook(
+    organizationId: string,
+    transactionRef: string,
+    event: 'confirmed-data' | 'declined' | 'tx-hash',
+    payload: Record<string, unknown>,
+  ): OutboxMessage {
+    return { channel: 'webhook', event, organizationId, transactionRef, payload };
+  }
+}
+
+function replay<T>(prior: store.StoredResponse, idem: Idempotency): T {
+  if (!prior.hash.equals(idem.hash)) {
+    throw new AppError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with a different request.');
+  }
+  return prior.response as T;
+}
+
+function toSummary(t: store.TransactionRecord): TransactionSummary {
+  return {
+    transactionRef: t.ref,
+    status: t.status,
+    protocol: t.protocol,
+    transactionAsset: t.asset,
+    transactionAssetDecimals: t.assetDecimals,
+    transactionAmount: t.amount,
+    beneficiaryVASPid: t.beneficiaryVaspId,
+    beneficiaryVASPdid: t.beneficiaryDid,
+    originatorVASPdid: t.originatorDid,
+    destination: t.destination,
+    transactionBlockchainInfo: {
+      destination: t.destination,
+      ...(t.origin === null ? {} : { origin: t.origin }),
+      ...(t.txHash === null ? {} : { txHash: t.txHash }),
+    },
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    ...(t.declineReason ? { declineReason: t.declineReason } : {}),
+  };
+}
+
+function encodeCursor(createdAt: string, ref: string): string {
+  return Buffer.from(JSON.stringify([createdAt, ref])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: string; ref: string } {
+  try {
+    const [createdAt, ref] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      typeof createdAt === 'string' &&
+      !Number.isNaN(Date.parse(createdAt)) &&
+      /^[0-9a-f-]{36}$/.test(ref)
+    ) {
+      return { createdAt, ref };
+    }
+  } catch {
+    // fall through to the validation error
+  }
+  throw validationFailed([{ path: '/querystring/cursor', message: 'is not a cursor this API returned' }]);
+}

@@ -1,0 +1,242 @@
+/** SQL of the transactions domain. Rows are mapped to domain records here and nowhere else. */
+import type { Queryable } from '../db/database.js';
+import { toBuffer, toIso } from '../db/database.js';
+import type { Protocol, State } from './state-machine.js';
+
+export interface TransactionRecord {
+  ref: string;
+  protocol: Protocol;
+  status: State;
+  originatorId: string;
+  originatorDid: string;
+  beneficiaryId: string | null;
+  beneficiaryVaspId: string | null;
+  beneficiaryDid: string | null;
+  asset: string;
+  assetDecimals: number;
+  amount: string;
+  origin: string | null;
+  destination: string;
+  txHash: string | null;
+  notificationEmail: string | null;
+  declineReason: { category: string; description: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const COLUMNS = `ref, protocol, status, originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
+  beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
+  notification_email, decline_reason, created_at, updated_at`;
+
+function toRecord(r: Record<string, unknown>): TransactionRecord {
+  return {
+    ref: r.ref as string,
+    protocol: r.protocol as Protocol,
+    status: r.status as State,
+    originatorId: r.originator_id as string,
+    originatorDid: r.originator_did as string,
+    beneficiaryId: (r.beneficiary_id as string | null) ?? null,
+    beneficiaryVaspId: (r.beneficiary_vasp_id as string | null) ?? null,
+    beneficiaryDid: (r.beneficiary_did as string | null) ?? null,
+    asset: r.asset as string,
+    assetDecimals: r.asset_decimals as number,
+    amount: r.amount as string,
+    origin: (r.origin_address as string | null) ?? null,
+    destination: r.destination_address as string,
+    txHash: (r.tx_hash as string | null) ?? null,
+    notificationEmail: (r.notification_email as string | null) ?? null,
+    declineReason: (r.decline_reason as TransactionRecord['declineReason']) ?? null,
+    createdAt: toIso(r.created_at),
+    updatedAt: toIso(r.updated_at),
+  };
+}
+
+export async function insertTransaction(
+  q: Queryable,
+  t: Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'declineReason' | 'status'>,
+  sealedPii: Buffer,
+): Promise<void> {
+  await q.query(
+    `INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
+       beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
+       destination_address, tx_hash, notification_email, sealed_pii)
+     VALUES ($1, $2, 'NEW', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+    [
+      t.ref,
+      t.protocol,
+      t.originatorId,
+      t.originatorDid,
+      t.beneficiaryId,
+      t.beneficiaryVaspId,
+      t.beneficiaryDid,
+      t.asset,
+      t.assetDecimals,
+      t.amount,
+      t.origin,
+      t.destination,
+      t.txHash,
+      t.notificationEmail,
+      sealedPii,
+    ],
+  );
+}
+
+/** Reads a transaction; `lock` takes a row lock until the surrounding transaction ends. */
+export async function findTransaction(
+  q: Queryable,
+  ref: string,
+  lock = false,
+): Promise<TransactionRecord | undefined> {
+  const rows = await q.query(
+    `SELECT ${COLUMNS} FROM transactions WHERE ref = $1${lock ? ' FOR UPDATE' : ''}`,
+    [ref],
+  );
+  return rows[0] && toRecord(rows[0]);
+}
+
+export async function readSealedPii(q: Queryable, ref: string): Promise<Buffer | undefined> {
+  const rows = await q.query('SELECT sealed_pii FROM transactions WHERE ref = $1', [ref]);
+  return rows[0] && toBuffer(rows[0].sealed_pii);
+}
+
+/**
+ * Moves a transaction from `from` to `to` only if it is still in `from` (a conditional
+ * update: of two racing commands, exactly one wins). Returns whether it moved.
+ */
+export async function updateStatus(
+  q: Queryable,
+  ref: string,
+  from: State,
+  to: State,
+  extra: { declineReason?: unknown; txHash?: string } = {},
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE transactions
+        SET status = $3, updated_at = clock_timestamp(),
+            decline_reason = coalesce($4, decline_reason), tx_hash = coalesce($5, tx_hash)
+      WHERE ref = $1 AND status = $2
+      RETURNING ref`,
+    [ref, from, to, extra.declineReason ?? null, extra.txHash ?? null],
+  );
+  return rows.length === 1;
+}
+
+/** Sets the hash once; returns false when another value is already set. */
+export async function setTxHash(q: Queryable, ref: string, txHash: string): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE transactions SET tx_hash = $2, updated_at = clock_timestamp()
+      WHERE ref = $1 AND (tx_hash IS NULL OR tx_hash = $2) AND status <> 'DECLINED'
+      RETURNING ref`,
+    [ref, txHash],
+  );
+  return rows.length === 1;
+}
+
+export async function appendHistory(
+  q: Queryable,
+  h: { ref: string; status: State; actorId: string | null; actor: string; reason?: unknown },
+): Promise<void> {
+  await q.query(
+    'INSERT INTO transaction_history (transaction_ref, status, actor_id, actor, reason) VALUES ($1, $2, $3, $4, $5)',
+    [h.ref, h.status, h.actorId, h.actor, h.reason ?? null],
+  );
+}
+
+export async function history(
+  q: Queryable,
+  ref: string,
+): Promise<{ status: State; at: string; actor: string }[]> {
+  const rows = await q.query(
+    'SELECT status, at, actor FROM transaction_history WHERE transaction_ref = $1 ORDER BY id',
+    [ref],
+  );
+  return rows.map((r) => ({ status: r.status as State, at: toIso(r.at), actor: r.actor as string }));
+}
+
+export interface ListFilter {
+  organizationId: string;
+  role?: 'originator' | 'beneficiary';
+  status?: string;
+  protocol?: string;
+  asset?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  after?: { createdAt: string; ref: string };
+  limit: number;
+}
+
+/** Newest first, keyset-paged on (created_at, ref). */
+export async function listTransactions(q: Queryable, f: ListFilter): Promise<TransactionRecord[]> {
+  const party =
+    f.role === 'originator'
+      ? 'originator_id = $1'
+      : f.role === 'beneficiary'
+        ? 'beneficiary_id = $1'
+        : '(originator_id = $1 OR beneficiary_id = $1)';
+  const rows = await q.query(
+    `SELECT ${COLUMNS} FROM transactions
+      WHERE ${party}
+        AND ($2::text IS NULL OR status = $2)
+        AND ($3::text IS NULL OR protocol = $3)
+        AND ($4::text IS NULL OR upper(asset) = upper($4))
+        AND ($5::timestamptz IS NULL OR created_at >= $5)
+        AND ($6::timestamptz IS NULL OR created_at < $6)
+        AND ($7::timestamptz IS NULL OR (created_at, ref) < ($7, $8::uuid))
+      ORDER BY created_at DESC, ref DESC
+      LIMIT $9`,
+    [
+      f.organizationId,
+      f.status ?? null,
+      f.protocol ?? null,
+      f.asset ?? null,
+      f.createdAfter ?? null,
+      f.createdBefore ?? null,
+      f.after?.createdAt ?? null,
+      f.after?.ref ?? null,
+      f.limit,
+    ],
+  );
+  return rows.map(toRecord);
+}
+
+export interface StoredResponse {
+  hash: Buffer;
+  response: unknown;
+}
+
+export async function findIdempotent(
+  q: Queryable,
+  organizationId: string,
+  key: string,
+): Promise<StoredResponse | undefined> {
+  const rows = await q.query(
+    `SELECT request_hash, response FROM idempotency_keys
+      WHERE organization_id = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
+    [organizationId, key],
+  );
+  const r = rows[0];
+  return r && { hash: toBuffer(r.request_hash), response: r.response };
+}
+
+/**
+ * Records the first answer to a key (replacing an expired record of the same key). Returns
+ * false when a live record exists: a concurrent request with the same key won the race.
+ */
+export async function saveIdempotent(
+  q: Queryable,
+  organizationId: string,
+  key: string,
+  hash: Buffer,
+  response: unknown,
+): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response)
+     VALUES ($1, $2, $3, $4)
+     ON CONFLICT (organization_id, idempotency_key) DO UPDATE
+       SET request_hash = excluded.request_hash, response = excluded.response, created_at = now()
+       WHERE idempotency_keys.created_at <= now() - interval '24 hours'
+     RETURNING organization_id`,
+    [organizationId, key, hash, response],
+  );
+  return rows.length === 1;
+}

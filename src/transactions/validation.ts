@@ -1,0 +1,57 @@
+/**
+ * The rules of an initiation request that a JSON schema cannot say (SPEC §6): the protocol
+ * table of the interface document, DID and e-mail syntax, amounts against the asset table and
+ * IVMS101. Pure. Works on the raw body, so it can run even when the schema found problems:
+ * the client gets every problem at once. Rules for a field the schema already rejected are
+ * skipped, so each problem is reported once.
+ */
+import type { FieldProblem } from '../http/errors.js';
+import { type AssetTable, isDid, isEmail, validateAssetAndAmount } from './amount.js';
+import { validatePii } from './ivms101.js';
+
+type Body = Record<string, unknown>;
+
+export function validateInitiation(
+  body: unknown,
+  assets: AssetTable,
+  schemaProblems: FieldProblem[],
+): FieldProblem[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return schemaProblems;
+  const b = body as Body;
+  const found: FieldProblem[] = [];
+  const protocol = b.protocol;
+
+  if (protocol === 'MAIN' || protocol === 'BASIC') {
+    if (b.beneficiaryVASPdid === undefined) {
+      found.push({ path: '/beneficiaryVASPdid', message: `is required for ${protocol}` });
+    }
+    if (b.notificationEmail !== undefined) {
+      found.push({ path: '/notificationEmail', message: `is not used for ${protocol}; remove it` });
+    }
+  } else if (protocol === 'NOTIFY') {
+    if (b.beneficiaryVASPid === undefined)
+      found.push({ path: '/beneficiaryVASPid', message: 'is required for NOTIFY' });
+    if (b.notificationEmail === undefined)
+      found.push({ path: '/notificationEmail', message: 'is required for NOTIFY' });
+  }
+  if (typeof b.beneficiaryVASPdid === 'string' && !isDid(b.beneficiaryVASPdid)) {
+    found.push({ path: '/beneficiaryVASPdid', message: 'must be a DID such as did:web:vasp.example' });
+  }
+  if (typeof b.notificationEmail === 'string' && !isEmail(b.notificationEmail)) {
+    found.push({ path: '/notificationEmail', message: 'must be an e-mail address' });
+  }
+  found.push(
+    ...validateAssetAndAmount(
+      {
+        transactionAsset: b.transactionAsset,
+        transactionAssetDecimals: b.transactionAssetDecimals,
+        transactionAmount: b.transactionAmount,
+      },
+      assets,
+    ),
+  );
+  if (typeof b.pii === 'object' && b.pii !== null && !Array.isArray(b.pii)) found.push(...validatePii(b.pii));
+
+  const reported = new Set(schemaProblems.map((p) => p.path));
+  return [...schemaProblems, ...found.filter((p) => !reported.has(p.path))];
+}
