@@ -14,7 +14,9 @@ import { openDatabase } from '../db/open.js';
 import { DirectoryService } from '../directory/service.js';
 import { AppError } from '../http/errors.js';
 import { resolveSecrets } from '../secrets.js';
+import { registerParticipantCommands } from './participant.js';
 import { serve } from './serve.js';
+import { runWorker } from './worker.js';
 
 const program = new Command('travel-rule-hub').version(VERSION).description('Travel Rule Hub');
 
@@ -22,6 +24,11 @@ program
   .command('serve', { isDefault: true })
   .description('run the API (and the delivery worker unless HUB_WORKER=false)')
   .action(() => serve(loadConfig()));
+
+program
+  .command('worker')
+  .description('run only the delivery worker, without HTTP (scale-out on PostgreSQL)')
+  .action(() => runWorker(loadConfig()));
 
 program
   .command('migrate')
@@ -91,6 +98,8 @@ key
       print({ revoked: keyId });
     }),
   );
+
+registerParticipantCommands(program);
 
 async function withDirectory(fn: (db: Database, directory: DirectoryService) => Promise<void>) {
   const config = loadConfig();

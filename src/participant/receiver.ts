@@ -1,0 +1,126 @@
+/**
+ * A reference webhook receiver for participants: serves POST /v1/notify/<event>, verifies the
+ * Standard Webhooks signature on the raw body before parsing anything (401 otherwise),
+ * decrypts BASIC's personal data when it holds the private key, de-duplicates by
+ * `webhook-id` (the hub retries with the same id) and answers 200. What a VASP's own
+ * endpoint must do, small enough to read in one sitting.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { decryptPii, verifyWebhook } from './webhooks.js';
+
+const EVENTS = new Set(['received', 'confirmed-data', 'declined', 'tx-hash', 'ping']);
+const MAX_BODY = 1024 * 1024;
+
+export interface ReceivedEvent {
+  event: string;
+  webhookId: string;
+  payload: Record<string, any>;
+  /** BASIC: the decrypted `ivms101_data.encryptedPii`; MAIN confirmed-data: `ivms101Data`. */
+  pii?: unknown;
+  duplicate: boolean;
+}
+
+export interface ReceiverOptions {
+  /** Current `whsec_…` secret first; the previous one too while a rotation overlaps. */
+  secrets: string[];
+  /** PEM private key matching the public key registered with the hub (for BASIC). */
+  privateKeyPem?: string;
+  onEvent?: (e: ReceivedEvent) => void;
+  /** How many webhook ids to remember for de-duplication. */
+  remember?: number;
+}
+
+export function createReceiver(options: ReceiverOptions): Server {
+  const seen = new Set<string>();
+  const remember = options.remember ?? 10_000;
+  const onEvent = options.onEvent ?? ((e: ReceivedEvent) => process.stdout.write(`${describeEvent(e)}\n`));
+
+  return createServer((req, res) => {
+    handle(req, res).catch(() => reply(res, 500, { status: 'error' }));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const match = /^\/v1\/notify\/([a-z-]+)$/.exec(req.url?.split('?')[0] ?? '');
+    if (req.method !== 'POST' || !match || !EVENTS.has(match[1]!))
+      return reply(res, 404, { status: 'not found' });
+    const raw = await readBody(req);
+    if (raw === undefined) return reply(res, 413, { status: 'too large' });
+    let payload: Record<string, any>;
+    try {
+      payload = verifyWebhook(options.secrets, raw, req.headers) as Record<string, any>;
+    } catch {
+      return reply(res, 401, { status: 'invalid signature' });
+    }
+    const webhookId = String(req.headers['webhook-id']);
+    const duplicate = seen.has(webhookId);
+    let pii: unknown = payload.ivms101Data;
+    const encrypted = payload.ivms101_data?.encryptedPii;
+    if (!duplicate && typeof encrypted === 'string' && options.privateKeyPem) {
+      try {
+        pii = await decryptPii(options.privateKeyPem, encrypted);
+      } catch {
+        return reply(res, 400, { status: 'cannot decrypt encryptedPii with this private key' });
+      }
+    }
+    if (!duplicate) {
+      seen.add(webhookId);
+      if (seen.size > remember) seen.delete(seen.values().next().value as string);
+    }
+    onEvent({ event: match[1]!, webhookId, payload, pii, duplicate });
+    return reply(res, 200, { status: duplicate ? 'duplicate' : 'processed' });
+  }
+}
+
+/** One readable line (or two, with personal data) per event. */
+export function describeEvent(e: ReceivedEvent): string {
+  const p = e.payload;
+  const time = new Date().toISOString().slice(11, 19);
+  const head = `[${time}] ${e.event.padEnd(14)} ${p.transactionRef ?? ''}`;
+  if (e.duplicate) return `${head} (duplicate ${e.webhookId}, ignored)`;
+  let line = head;
+  if (e.event === 'received') {
+    line += ` ${p.protocol} ${p.transactionAmount} ${p.transactionAsset} to ${p.ivms101_data?.transactionBlockchainInfo?.destination} from ${p.originatorVASPdid}`;
+  } else if (e.event === 'declined') {
+    line += ` by ${p.beneficiaryVASPdid}: ${p.reason?.category} (${p.reason?.description})`;
+  } else if (e.event === 'tx-hash') {
+    line += ` txHash ${p.txHash}`;
+  } else if (e.event === 'confirmed-data') {
+    line += ` ${p.status} from ${p.originatorVASPdid}`;
+  }
+  const names = e.pii ? personNames(e.pii) : '';
+  return names ? `${line}\n           personal data: ${names}` : line;
+}
+
+function personNames(pii: any): string {
+  const names = (persons: any[] | undefined) =>
+    (persons ?? [])
+      .map((p) => {
+        const n = p.naturalPerson?.name ?? p.legalPerson?.name;
+        const id = (Array.isArray(n) ? n[0] : n)?.nameIdentifier?.[0];
+        return id
+          ? [id.secondaryIdentifier, id.primaryIdentifier ?? id.legalPersonName].filter(Boolean).join(' ')
+          : '?';
+      })
+      .join(', ');
+  return `originator ${names(pii.originator?.originatorPersons)}; beneficiary ${names(pii.beneficiary?.beneficiaryPersons)}`;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        resolve(undefined);
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function reply(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
