@@ -1,0 +1,49 @@
+/**
+ * The benchmark's webhook receiver, in a process of its own so it does not share a thread
+ * with the load generator or the hub. Answers every POST with 200 at once and records when
+ * each message arrived (epoch ms, comparable across processes). GET /stats returns counts
+ * and arrival times by transactionRef; POST /reset clears them. Prints `READY <port>`.
+ */
+import { createServer } from 'node:http';
+
+let count = 0;
+const ids = new Set<string>();
+let duplicates = 0;
+let arrivals: Record<string, number> = {};
+const now = () => performance.timeOrigin + performance.now();
+
+const server = createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/stats') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ count, unique: ids.size, duplicates, arrivals }));
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/reset') {
+    count = 0;
+    duplicates = 0;
+    ids.clear();
+    arrivals = {};
+    res.writeHead(204).end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const at = now();
+    count++;
+    const id = String(req.headers['webhook-id'] ?? count);
+    if (ids.has(id)) duplicates++;
+    else ids.add(id);
+    if (req.url?.endsWith('/received')) {
+      const ref = /"transactionRef":"([0-9a-f-]{36})"/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
+      if (ref) arrivals[ref] = at;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : 0}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,498 @@
+/**
+ * `npm run bench [-- --quick | --smoke]`: measures the hub against baselines taken in the same
+ * run on this machine, and prints a markdown table (also bench/results/latest.json). Every
+ * server runs in a child process; load comes from this process; everything targets 127.0.0.1
+ * and is bounded in time. PostgreSQL when DATABASE_URL is set (each run makes fresh
+ * databases on that server and drops them), else PGlite.
+ *
+ * Scenarios: baselines (bare validated POST; + naive one-row insert; raw undici sender),
+ * initiate throughput and latency (autocannon), end-to-end webhook latency under open-loop
+ * load, delivery throughput of one worker, resources (RSS, CPU) and start-up time.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { Agent, Pool, request } from 'undici';
+import { generateParticipantKeyPair } from '../src/crypto/jwe.js';
+import { openPglite } from '../src/db/pglite.js';
+import { mainSample } from '../test/unit/ivms101-fixtures.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const argv = new Set(process.argv.slice(2));
+const SCALE = argv.has('--smoke')
+  ? { name: 'smoke', seconds: 1, connections: 10, rate: 50, rateSeconds: 1, deliveries: 200 }
+  : argv.has('--quick')
+    ? { name: 'quick', seconds: 3, connections: 50, rate: 500, rateSeconds: 3, deliveries: 5000 }
+    : { name: 'full', seconds: 10, connections: 50, rate: 500, rateSeconds: 10, deliveries: 20000 };
+const PG_URL = process.env.DATABASE_URL;
+const BACKEND = PG_URL ? 'postgres' : 'pglite';
+const HUB_ENTRY = process.env.BENCH_HUB_ENTRY ?? join(ROOT, 'dist/cli/index.js');
+const ADMIN_KEY = `trh_admin_${randomBytes(24).toString('base64url')}`;
+const MASTER_KEY = randomBytes(32).toString('base64');
+
+interface Row {
+  scenario: string;
+  value: number;
+  unit: string;
+  p50?: number;
+  p99?: number;
+  errors?: number;
+  baseline?: string;
+  ratio?: number;
+  note?: string;
+}
+const rows: Row[] = [];
+const children = new Set<ChildProcess>();
+const cleanups: (() => Promise<void>)[] = [];
+
+// ---------- processes ----------
+
+function spawnReady(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpMatchArray; ms: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`timed out starting ${args.join(' ')}: ${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = out.match(ready);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, match: m, ms: performance.now() - started });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}: ${out}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+async function freshDatabase(): Promise<{ env: Record<string, string>; url?: string }> {
+  if (!PG_URL) {
+    const dir = mkdtempSync(join(tmpdir(), 'trh-bench-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    return { env: { HUB_DATA_DIR: dir } };
+  }
+  const name = `trh_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+  });
+  return { env: { DATABASE_URL: url.toString() }, url: url.toString() };
+}
+
+interface Hub {
+  child: ChildProcess;
+  url: string;
+  readyMs: number;
+}
+
+async function startHub(dbEnv: Record<string, string>, worker: boolean): Promise<Hub> {
+  const started = performance.now();
+  const { child, match } = await spawnReady(
+    [HUB_ENTRY, 'serve'],
+    {
+      ...dbEnv,
+      PORT: '0',
+      HUB_ADMIN_KEY: ADMIN_KEY,
+      HUB_MASTER_KEY: MASTER_KEY,
+      HUB_RATE_LIMIT: '0',
+      HUB_LOG_LEVEL: 'warn',
+      HUB_ALLOW_PRIVATE_ENDPOINTS: 'true',
+      HUB_WORKER: String(worker),
+    },
+    /listening on (http:\/\/[0-9.:]+)/,
+  );
+  const url = match[1]!;
+  for (;;) {
+    const res = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (res?.ok) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return { child, url, readyMs: performance.now() - started };
+}
+
+// ---------- helpers ----------
+
+async function api(hub: Hub, method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${hub.url}${path}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as any;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function seed(hub: Hub, receiverUrl: string) {
+  const suffix = randomBytes(4).toString('hex');
+  const originator = await api(hub, 'POST', '/v1/admin/organizations', ADMIN_KEY, {
+    name: 'Bench originator',
+    vaspDid: `did:web:orig-${suffix}.bench`,
+    travelEndpoint: receiverUrl,
+  });
+  const beneficiary = await api(hub, 'POST', '/v1/admin/organizations', ADMIN_KEY, {
+    name: 'Bench beneficiary',
+    vaspDid: `did:web:bene-${suffix}.bench`,
+    travelEndpoint: receiverUrl,
+    publicKey: generateParticipantKeyPair().publicKeyPem,
+  });
+  return { originator, beneficiary };
+}
+
+function initiateBody(beneficiaryDid: string): string {
+  return JSON.stringify({
+    transactionAsset: 'ETH-USDC',
+    transactionAssetDecimals: 6,
+    transactionAmount: '1250.500001',
+    protocol: 'MAIN',
+    beneficiaryVASPdid: beneficiaryDid,
+    transactionBlockchainInfo: {
+      origin: '0x1111111111111111111111111111111111111111',
+      destination: '0x2222222222222222222222222222222222222222',
+    },
+    pii: mainSample(),
+  });
+}
+
+async function cannon(url: string, body: string, key?: string) {
+  const result = await autocannon({
+    url: `${url}/v1/transactions/initiate`,
+    method: 'POST',
+    connections: SCALE.connections,
+    duration: SCALE.seconds,
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+    body,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
+}
+
+function procStats(pid: number): { cpuMs: number; rssMb: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const ticks = Number(stat[11]) + Number(stat[12]);
+    const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return { cpuMs: ticks * 10, rssMb: Number(rss ?? 0) / 1024 };
+  } catch {
+    return { cpuMs: 0, rssMb: 0 };
+  }
+}
+
+async function receiverStats(url: string) {
+  const res = await fetch(`${url}/stats`);
+  return (await res.json()) as {
+    count: number;
+    unique: number;
+    duplicates: number;
+    arrivals: Record<string, number>;
+  };
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+// ---------- scenarios ----------
+
+async function main() {
+  const receiverProc = await spawnReady(
+    ['--import', 'tsx', join(ROOT, 'bench/receiver-server.ts')],
+    {},
+    /READY (\d+)/,
+  );
+  const receiverUrl = `http://127.0.0.1:${receiverProc.match[1]}`;
+  process.stderr.write(`bench (${SCALE.name}, ${BACKEND}): receiver at ${receiverUrl}\n`);
+
+  // Baseline 1: bare validated POST.
+  const sampleBody = initiateBody('did:web:bench.example');
+  const validate = await spawnReady(
+    ['--import', 'tsx', join(ROOT, 'bench/baseline-server.ts'), 'validate'],
+    {},
+    /READY (\d+)/,
+  );
+  const v = await cannon(`http://127.0.0.1:${validate.match[1]}`, sampleBody);
+  await stop(validate.child);
+  rows.push({
+    scenario: 'baseline: Fastify POST + schema validation',
+    value: v.rps,
+    unit: 'req/s',
+    p50: v.p50,
+    p99: v.p99,
+    errors: v.errors,
+  });
+
+  // Baseline 2: + naive one-row insert.
+  const naiveDb = await freshDatabase();
+  const insert = await spawnReady(
+    ['--import', 'tsx', join(ROOT, 'bench/baseline-server.ts'), 'insert'],
+    naiveDb.env,
+    /READY (\d+)/,
+  );
+  const n = await cannon(`http://127.0.0.1:${insert.match[1]}`, sampleBody);
+  await stop(insert.child);
+  rows.push({
+    scenario: `baseline: + naive 1-row insert (${BACKEND})`,
+    value: n.rps,
+    unit: 'req/s',
+    p50: n.p50,
+    p99: n.p99,
+    errors: n.errors,
+  });
+
+  // Initiate throughput: API only (worker off), full request path.
+  const hubDb = await freshDatabase();
+  const startNew = performance.now();
+  let hub = await startHub(hubDb.env, false);
+  const startupNewMs = performance.now() - startNew;
+  const { originator, beneficiary } = await seed(hub, receiverUrl);
+  const body = initiateBody(beneficiary.organization.vaspDid);
+  const before = procStats(hub.child.pid!);
+  let peakRss = before.rssMb;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, procStats(hub.child.pid!).rssMb);
+  }, 200);
+  const t0 = performance.now();
+  const h = await cannon(hub.url, body, originator.apiKey);
+  const wall = performance.now() - t0;
+  clearInterval(sampler);
+  const after = procStats(hub.child.pid!);
+  rows.push({
+    scenario: 'initiate (auth, validation, IVMS101, encryption, commit)',
+    value: h.rps,
+    unit: 'req/s',
+    p50: h.p50,
+    p99: h.p99,
+    errors: h.errors,
+    baseline: 'naive insert',
+    ratio: h.rps / n.rps,
+    note: `${round(h.rps / v.rps, 2)}× the bare validated POST`,
+  });
+  rows.push({ scenario: 'hub RSS under initiate load (peak)', value: peakRss, unit: 'MB' });
+  rows.push({
+    scenario: 'hub CPU under initiate load',
+    value: ((after.cpuMs - before.cpuMs) / wall) * 100,
+    unit: '% of one core',
+  });
+  await stop(hub.child);
+
+  // Start-up on an existing data directory / database.
+  hub = await startHub(hubDb.env, true);
+  const startupExistingMs = hub.readyMs;
+  rows.push({ scenario: 'start-up to /readyz, new data', value: startupNewMs, unit: 'ms' });
+  rows.push({ scenario: 'start-up to /readyz, existing data', value: startupExistingMs, unit: 'ms' });
+
+  // End-to-end latency: open-loop initiations at a fixed rate, time to the received webhook.
+  // The hub's backlog from the throughput run drains first.
+  await waitQuiet(receiverUrl);
+  await fetch(`${receiverUrl}/reset`, { method: 'POST' });
+  const pool = new Pool(hub.url, { connections: 50, pipelining: 1 });
+  const responded = new Map<string, number>();
+  let sendErrors = 0;
+  const total = SCALE.rate * SCALE.rateSeconds;
+  const startAt = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = startAt + (i * 1000) / SCALE.rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(
+      pool
+        .request({
+          path: '/v1/transactions/initiate',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': originator.apiKey },
+          body,
+        })
+        .then(async (res) => {
+          const text = await res.body.text();
+          const at = performance.timeOrigin + performance.now();
+          if (res.statusCode !== 200) sendErrors++;
+          else responded.set(JSON.parse(text).transactionRef, at);
+        })
+        .catch(() => {
+          sendErrors++;
+        }),
+    );
+  }
+  await Promise.all(inflight);
+  const achievedRate = total / ((performance.now() - startAt) / 1000);
+  const deadline = Date.now() + 15_000;
+  let stats = await receiverStats(receiverUrl);
+  while (Object.keys(stats.arrivals).length < responded.size && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    stats = await receiverStats(receiverUrl);
+  }
+  await pool.close();
+  const latencies = [...responded].flatMap(([ref, at]) =>
+    stats.arrivals[ref] === undefined ? [] : [Math.max(0, stats.arrivals[ref]! - at)],
+  );
+  latencies.sort((a, b) => a - b);
+  rows.push({
+    scenario: `end-to-end: initiate response → received webhook at ${SCALE.rate}/s`,
+    value: pct(latencies, 50),
+    unit: 'ms p50',
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    errors: sendErrors,
+    note: `max ${round(latencies.at(-1) ?? NaN)} ms; ${latencies.length}/${total} arrived; offered ${round(achievedRate)}/s`,
+  });
+  await stop(hub.child);
+
+  // Delivery throughput: N queued deliveries drained by one worker, vs a raw undici sender.
+  await fetch(`${receiverUrl}/reset`, { method: 'POST' });
+  await queuePings(hubDb, beneficiary.organization.id, SCALE.deliveries);
+  const drainStart = performance.now();
+  hub = await startHub(hubDb.env, true);
+  const drainReady = performance.now();
+  const drainDeadline = Date.now() + 120_000;
+  stats = await receiverStats(receiverUrl);
+  while (stats.unique < SCALE.deliveries && Date.now() < drainDeadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    stats = await receiverStats(receiverUrl);
+  }
+  const drainSeconds = (performance.now() - drainReady) / 1000;
+  await stop(hub.child);
+  const raw = await rawSender(receiverUrl, SCALE.deliveries);
+  rows.push({ scenario: 'baseline: raw undici sender (signed, 50 in flight)', value: raw, unit: 'msg/s' });
+  const workerRate = stats.unique / drainSeconds;
+  rows.push({
+    scenario: `one worker draining ${SCALE.deliveries} queued deliveries`,
+    value: workerRate,
+    unit: 'msg/s',
+    errors: SCALE.deliveries - stats.unique,
+    baseline: 'raw sender',
+    ratio: workerRate / raw,
+    note: `${stats.duplicates} duplicates; start-up ${round((drainReady - drainStart) / 1000, 2)} s excluded`,
+  });
+
+  await stop(receiverProc.child);
+  report();
+}
+
+async function waitQuiet(receiverUrl: string) {
+  let last = -1;
+  for (let i = 0; i < 100; i++) {
+    const { count } = await receiverStats(receiverUrl);
+    if (count === last) return;
+    last = count;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+async function queuePings(db: { env: Record<string, string>; url?: string }, orgId: string, count: number) {
+  const sql = `INSERT INTO deliveries (id, message_id, channel, event, organization_id, payload)
+    SELECT gen_random_uuid(), 'msg_bench_' || g || '_' || $2, 'webhook', 'ping', $1::uuid,
+           jsonb_build_object('type', 'ping', 'organizationId', $1::text, 'seq', g)
+      FROM generate_series(1, $3::int) AS g`;
+  const params = [orgId, randomBytes(4).toString('hex'), count];
+  if (db.url) {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    await c.query(sql, params);
+    await c.end();
+  } else {
+    const pgl = await openPglite(db.env.HUB_DATA_DIR);
+    await pgl.query(sql, params);
+    await pgl.close();
+  }
+}
+
+async function rawSender(receiverUrl: string, count: number): Promise<number> {
+  const agent = new Agent({ connections: 50, keepAliveTimeout: 30_000 });
+  const secret = randomBytes(32);
+  let next = 0;
+  const start = performance.now();
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      const id = `msg_raw_${i}`;
+      const ts = Math.floor(Date.now() / 1000);
+      const payload = JSON.stringify({ type: 'ping', organizationId: randomUUID(), seq: i });
+      const sig = createHmac('sha256', secret).update(`${id}.${ts}.${payload}`).digest('base64');
+      const res = await request(`${receiverUrl}/v1/notify/ping`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(ts),
+          'webhook-signature': `v1,${sig}`,
+        },
+        body: payload,
+      });
+      await res.body.dump();
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, lane));
+  const rate = count / ((performance.now() - start) / 1000);
+  await agent.close();
+  return rate;
+}
+
+function report() {
+  const fmt = (x: number | undefined, d = 1) =>
+    x === undefined || Number.isNaN(x) ? '' : String(round(x, d));
+  const lines = [
+    `### Travel Rule Hub benchmark (${SCALE.name}, ${BACKEND}, ${new Date().toISOString()})`,
+    '',
+    '| scenario | value | unit | p50 ms | p99 ms | errors | ratio | note |',
+    '|---|---:|---|---:|---:|---:|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${fmt(r.value)} | ${r.unit} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.errors ?? ''} | ${
+          r.ratio === undefined ? '' : `${round(r.ratio, 2)}× ${r.baseline}`
+        } | ${r.note ?? ''} |`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(
+    join(ROOT, 'bench/results/latest.json'),
+    `${JSON.stringify({ scale: SCALE, backend: BACKEND, at: new Date().toISOString(), rows }, null, 2)}\n`,
+  );
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children) c.kill('SIGKILL');
+  for (const clean of cleanups) await clean().catch(() => {});
+}
