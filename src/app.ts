@@ -13,6 +13,7 @@ import Fastify from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
 import { registerAuth } from './http/auth.js';
@@ -20,6 +21,7 @@ import { AppError } from './http/errors.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerProblemHandlers } from './http/problem.js';
 import { type HubApp, Problem } from './http/types.js';
+import { adminOperationsRoutes } from './operations/routes.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/amount.js';
 import { PiiSchema } from './transactions/ivms101-schema.js';
@@ -47,15 +49,18 @@ export interface BuildOptions {
   secrets: HubSecrets;
   /** Where logs go (tests capture them); stdout by default. */
   logStream?: Writable;
+  /** What deliveries do to transactions; the transaction service by default. */
+  hooks?: DeliveryHooks;
 }
 
 export interface Hub {
   app: HubApp;
   directory: DirectoryService;
   transactions: TransactionService;
+  deliveries: Deliveries;
 }
 
-export async function buildApp({ config, db, secrets, logStream }: BuildOptions): Promise<Hub> {
+export async function buildApp({ config, db, secrets, logStream, hooks }: BuildOptions): Promise<Hub> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -81,6 +86,16 @@ export async function buildApp({ config, db, secrets, logStream }: BuildOptions)
   const transactions = new TransactionService(db, secrets.masterKey);
   const assets = loadAssetTable(config.assetTableFile);
   const registry = createRegistry();
+  const deliveries = createDeliveries({
+    config,
+    db,
+    directory,
+    hooks: hooks ?? transactions,
+    registry,
+    log: app.log,
+    joinUrl: () => config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
+  });
+  app.addHook('onClose', () => deliveries.close());
 
   registerProblemHandlers(app);
   app.addSchema(Problem);
@@ -99,6 +114,7 @@ export async function buildApp({ config, db, secrets, logStream }: BuildOptions)
       tags: [
         { name: 'directory', description: 'Organizations (VASPs) in the network' },
         { name: 'transactions', description: 'Initiate, confirm, decline, share the hash, read' },
+        { name: 'webhooks', description: 'Deliveries owed to the caller, redelivery, a signed test event' },
         { name: 'operator', description: 'Operator API (operator key only)' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
@@ -157,9 +173,18 @@ export async function buildApp({ config, db, secrets, logStream }: BuildOptions)
 
   directoryRoutes(app, directory);
   adminDirectoryRoutes(app, directory);
+  adminOperationsRoutes(app, db);
   transactionRoutes(app, transactions, assets);
+  deliveries.registerRoutes(app);
 
-  return { app, directory, transactions };
+  return { app, directory, transactions, deliveries };
+}
+
+/** `http://host:port` the app listens on, once it does. */
+function listenUrl(app: HubApp): string | undefined {
+  const a = app.server.address();
+  if (!a || typeof a === 'string') return undefined;
+  return `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
 }
 
 /**

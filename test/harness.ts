@@ -138,9 +138,12 @@ export class TestHub {
       logStream,
     });
     this.url = await this.hub.app.listen({ port: 0, host: '127.0.0.1' });
+    // The delivery worker runs unless the suite passes HUB_WORKER: 'false'.
+    if (this.config.worker) await this.hub.deliveries.worker.start();
   }
 
   async stop() {
+    await this.hub.deliveries.worker.stop();
     await this.hub.app.close();
     await this.db.close();
   }

@@ -11,7 +11,7 @@ import { resolveSecrets } from '../secrets.js';
 export async function serve(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
   const db = await openDatabase(config);
-  const { app } = await buildApp({ config, db, secrets });
+  const { app, deliveries } = await buildApp({ config, db, secrets });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -24,6 +24,8 @@ export async function serve(config: Config): Promise<void> {
   if (secrets.generatedAdminKey) {
     lines.push(`Operator key (shown once; also saved in ${config.dataDir}/admin.key): ${secrets.adminKey}`);
   }
+  if (config.worker) await deliveries.worker.start();
+  lines.push(`Delivery worker: ${config.worker ? 'running' : 'off (HUB_WORKER=false)'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 
   let stopping = false;
@@ -32,7 +34,7 @@ export async function serve(config: Config): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'shutting down');
     try {
-      await app.close();
+      await Promise.all([deliveries.worker.stop(), app.close()]);
     } finally {
       await db.close();
     }

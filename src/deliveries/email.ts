@@ -1,0 +1,126 @@
+/**
+ * The NOTIFY e-mail (SPEC §8): announces a transfer to an exchange outside the directory and
+ * tells it how to join the hub. It is built only from the outbox payload, which holds the
+ * transfer's asset, amount, destination address, originator VASP and reference — never a
+ * person's name, address or identifier. "Accepted by SMTP" is the delivery's success; refusals
+ * and connection errors are retried on the webhook schedule.
+ * The message's Message-ID is derived from the outbox message id, so a repeat after a crash is
+ * recognisable as the same message.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { SendResult } from './sender.js';
+
+export interface NotifyEmail {
+  subject: string;
+  text: string;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : 'unknown');
+
+/** Subject and text of the announcement; pure, so tests can check it holds no personal data. */
+export function composeNotifyEmail(payload: Record<string, unknown>, joinUrl: string): NotifyEmail {
+  const ref = str(payload.transactionRef);
+  const asset = str(payload.transactionAsset);
+  const amount = str(payload.transactionAmount);
+  const originator = `${str(payload.originatorName)} (${str(payload.originatorVASPdid)})`;
+  const base = joinUrl.replace(/\/+$/, '');
+  const lines = [
+    'Hello,',
+    '',
+    `${originator} is sending a virtual-asset transfer to an address it believes your exchange`,
+    'services, and announces it under the FATF travel rule (Recommendation 16) through the Travel Rule Hub.',
+    '',
+    `  Asset:            ${asset}`,
+    `  Amount:           ${amount}`,
+    `  Destination:      ${str(payload.destination)}`,
+    `  Originator VASP:  ${originator}`,
+    `  Reference:        ${ref}`,
+    ...(payload.beneficiaryVASPid ? [`  Your VASP id:     ${str(payload.beneficiaryVASPid)}`] : []),
+    '',
+    'Your exchange is not connected to the hub, so the travel rule data of this transfer cannot be',
+    'delivered to you directly. To receive it, and that of future transfers, as signed and encrypted',
+    `webhooks, join the hub at ${base} (API documentation: ${base}/docs): ask the hub's operator to`,
+    'register your exchange, and quote the reference above.',
+    '',
+    'This message contains no personal data.',
+    '',
+    '-- ',
+    'Travel Rule Hub',
+  ];
+  return {
+    subject: `Travel rule notice: incoming ${amount} ${asset} transfer (reference ${ref})`,
+    text: `${lines.join('\n')}\n`,
+  };
+}
+
+export class NotifyMailer {
+  private readonly transport: Transporter;
+  private readonly from: string;
+
+  constructor(smtpUrl: string, opts: { joinUrl: () => string; timeoutMs?: number }) {
+    const timeout = opts.timeoutMs ?? 10_000;
+    // The URL's own settings win; the timeouts apply where it sets none.
+    this.transport = nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+    });
+    this.joinUrl = opts.joinUrl;
+    this.from = `Travel Rule Hub <no-reply@${senderDomain(opts.joinUrl())}>`;
+  }
+
+  private readonly joinUrl: () => string;
+
+  async send(to: string, messageId: string, payload: Record<string, unknown>): Promise<SendResult> {
+    const started = performance.now();
+    const { subject, text } = composeNotifyEmail(payload, this.joinUrl());
+    try {
+      const info = await this.transport.sendMail({
+        from: this.from,
+        to,
+        subject,
+        text,
+        messageId: `<${messageId}@travel-rule-hub>`,
+      });
+      const latencyMs = performance.now() - started;
+      const code = smtpCode(info.response);
+      if ((info.accepted ?? []).length === 0 || (info.rejected ?? []).length > 0) {
+        return {
+          ok: false,
+          statusCode: code,
+          latencyMs,
+          error: `rejected by SMTP: ${String(info.response)}`,
+        };
+      }
+      return { ok: true, statusCode: code, latencyMs, error: null };
+    } catch (err) {
+      const e = err as { responseCode?: number; code?: string; message?: string };
+      return {
+        ok: false,
+        statusCode: typeof e.responseCode === 'number' ? e.responseCode : null,
+        latencyMs: performance.now() - started,
+        error: `${e.code ? `${e.code}: ` : ''}${String(e.message ?? err)}`.slice(0, 500),
+      };
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+}
+
+function smtpCode(response: unknown): number | null {
+  const m = /^(\d{3})\b/.exec(String(response ?? ''));
+  return m ? Number(m[1]) : null;
+}
+
+/** A plausible domain for the From address: the hub's public host when it is a name. */
+function senderDomain(joinUrl: string): string {
+  try {
+    const host = new URL(joinUrl).hostname;
+    return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(host) && /[a-z]/i.test(host) ? host : 'localhost';
+  } catch {
+    return 'localhost';
+  }
+}

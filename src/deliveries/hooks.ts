@@ -1,0 +1,19 @@
+/**
+ * What the delivery engine needs from the transactions domain, as an interface so that the two
+ * meet only here: personal data to attach at send time, and the state change a delivery causes.
+ */
+import type { Queryable } from '../db/database.js';
+
+export interface DeliveryHooks {
+  /** The transaction's `pii` exactly as submitted (decrypted from the sealed copy). */
+  readPii(transactionRef: string): Promise<{ originator: unknown; beneficiary: unknown }>;
+  /**
+   * Called inside the database transaction that marks a delivery DELIVERED, so the state change
+   * it causes (SPEC §7: `received` or the NOTIFY e-mail → RECEIVER_NOTIFIED) commits with it.
+   * Must be idempotent: a delivery repeated after a crash finds the transaction already moved.
+   */
+  deliveryOutcome(
+    tx: Queryable,
+    d: { event: string; channel: 'webhook' | 'email'; transactionRef: string | null },
+  ): Promise<void>;
+}

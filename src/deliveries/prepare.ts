@@ -1,0 +1,106 @@
+/**
+ * The prepare stage of a webhook attempt: from an outbox row to the exact request to send.
+ * Everything is read at attempt time, never at queueing time: the recipient's current
+ * `travelEndpoint` (so fixing an endpoint lets pending deliveries through), its current
+ * `publicKey` (BASIC), its active signing secrets (rotation) and, for the two events that carry
+ * it, the personal data, decrypted from the sealed transaction just before sending. Outbox
+ * payloads themselves never hold personal data.
+ */
+
+import { encryptForParticipant } from '../crypto/jwe.js';
+import type { Queryable } from '../db/database.js';
+import type { DeliveryHooks } from './hooks.js';
+import { checkWebhookTarget } from './ssrf.js';
+import { recipientOf } from './store.js';
+
+export interface SecretSource {
+  webhookSecrets(organizationId: string): Promise<string[]>;
+}
+
+export type PreparedWebhook =
+  | { ok: true; url: string; body: string; secrets: string[] }
+  | { ok: false; error: string };
+
+/** Field order of each event's payload as the interface document lists it (jsonb forgets order). */
+const FIELD_ORDER: Record<string, string[]> = {
+  received: [
+    'transactionRef',
+    'protocol',
+    'status',
+    'originatorVASPdid',
+    'beneficiaryVASPdid',
+    'transactionAsset',
+    'transactionAmount',
+    'transactionAssetDecimals',
+    'ivms101_data',
+  ],
+  'confirmed-data': [
+    'transactionRef',
+    'protocol',
+    'status',
+    'originatorVASPdid',
+    'beneficiaryVASPdid',
+    'ivms101Data',
+  ],
+  declined: ['transactionRef', 'status', 'reason', 'beneficiaryVASPdid'],
+  'tx-hash': ['transactionRef', 'txHash'],
+  ping: ['type', 'organizationId', 'sentAt'],
+};
+
+function ordered(event: string, payload: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of FIELD_ORDER[event] ?? []) if (k in payload) out[k] = payload[k];
+  for (const [k, v] of Object.entries(payload)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+/** `{travelEndpoint}/v1/notify/{event}`, whatever trailing slashes the endpoint has. */
+export function notifyUrl(travelEndpoint: string, event: string): string {
+  return `${travelEndpoint.replace(/\/+$/, '')}/v1/notify/${event}`;
+}
+
+export class WebhookPreparer {
+  constructor(
+    private readonly db: Queryable,
+    private readonly secrets: SecretSource,
+    private readonly hooks: DeliveryHooks,
+    private readonly allowPrivate: boolean,
+  ) {}
+
+  async prepare(m: {
+    organizationId: string;
+    event: string;
+    transactionRef: string | null;
+    payload: Record<string, unknown>;
+  }): Promise<PreparedWebhook> {
+    const recipient = await recipientOf(this.db, m.organizationId);
+    if (!recipient) return { ok: false, error: 'organization no longer exists' };
+    if (!recipient.travelEndpoint) return { ok: false, error: 'organization has no travelEndpoint' };
+    const url = notifyUrl(recipient.travelEndpoint, m.event);
+    const target = await checkWebhookTarget(url, { allowPrivate: this.allowPrivate });
+    if (!target.ok) return { ok: false, error: `target refused: ${target.reason}` };
+
+    let payload = m.payload;
+    if (m.event === 'received' && payload.protocol === 'BASIC') {
+      if (!recipient.publicKey) return { ok: false, error: 'organization has no publicKey for BASIC data' };
+      const pii = await this.hooks.readPii(requireRef(m.transactionRef));
+      const data = (payload.ivms101_data ?? {}) as Record<string, unknown>;
+      payload = {
+        ...payload,
+        ivms101_data: { ...data, encryptedPii: await encryptForParticipant(recipient.publicKey, pii) },
+      };
+    } else if (m.event === 'confirmed-data') {
+      const pii = await this.hooks.readPii(requireRef(m.transactionRef));
+      payload = { ...payload, ivms101Data: pii };
+    }
+
+    const secrets = await this.secrets.webhookSecrets(m.organizationId);
+    if (secrets.length === 0) return { ok: false, error: 'organization has no active webhook secret' };
+    return { ok: true, url, body: JSON.stringify(ordered(m.event, payload)), secrets };
+  }
+}
+
+function requireRef(ref: string | null): string {
+  if (ref === null) throw new Error('a delivery carrying personal data must name its transaction');
+  return ref;
+}

@@ -1,0 +1,79 @@
+/** Delivery routes: a recipient's webhooks and redelivery, the signed test event, the operator's e-mails. */
+import { orgOf } from '../http/auth.js';
+import { type HubApp, problems } from '../http/types.js';
+import {
+  Delivery,
+  DeliveryList,
+  DeliveryParams,
+  DeliveryQuery,
+  EmailList,
+  EmailQuery,
+  TestEventResult,
+} from './schemas.js';
+import type { DeliveryService } from './service.js';
+
+export function deliveryRoutes(app: HubApp, deliveries: DeliveryService) {
+  const tags = ['webhooks'];
+
+  app.get(
+    '/v1/webhooks/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'Webhooks owed to the calling organization, newest first, with every attempt',
+        description:
+          'Filters: `transactionRef`, `status`, `event`. Keyset pagination: pass `nextCursor` back as ' +
+          '`cursor`. Payloads are not shown.',
+        querystring: DeliveryQuery,
+        response: { 200: DeliveryList, ...problems(400) },
+      },
+    },
+    (request) => deliveries.list(orgOf(request), request.query),
+  );
+
+  app.post(
+    '/v1/webhooks/deliveries/:id/redeliver',
+    {
+      schema: {
+        tags,
+        summary: 'Queue a FAILED delivery again (same webhook-id, fresh retry schedule)',
+        params: DeliveryParams,
+        response: { 202: Delivery, ...problems(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202);
+      return deliveries.redeliver(orgOf(request), request.params.id);
+    },
+  );
+
+  app.post(
+    '/v1/organizations/me/test-event',
+    {
+      schema: {
+        tags,
+        summary: 'Send a signed `ping` to the calling organization’s endpoint now and report the outcome',
+        description:
+          'POSTs `{ type: "ping", organizationId, sentAt }` to `{travelEndpoint}/v1/notify/ping`, signed ' +
+          'like every webhook. Not retried and not recorded as a delivery.',
+        response: { 200: TestEventResult, ...problems() },
+      },
+    },
+    (request) => deliveries.testEvent(orgOf(request)),
+  );
+}
+
+export function adminDeliveryRoutes(app: HubApp, deliveries: DeliveryService) {
+  app.get(
+    '/v1/admin/emails',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'NOTIFY e-mails and their delivery state, newest first',
+        querystring: EmailQuery,
+        response: { 200: EmailList, ...problems(400, 403) },
+      },
+    },
+    (request) => deliveries.emails(request.query),
+  );
+}

@@ -1,0 +1,109 @@
+/** Request and response shapes of the delivery API: validator, OpenAPI document and type at once. */
+import { type Static, type TSchema, Type } from 'typebox';
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const DeliveryStatus = Type.Union(
+  [Type.Literal('PENDING'), Type.Literal('DELIVERED'), Type.Literal('FAILED')],
+  { description: 'PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up).' },
+);
+
+export const WebhookEventName = Type.Union(
+  [
+    Type.Literal('received'),
+    Type.Literal('confirmed-data'),
+    Type.Literal('declined'),
+    Type.Literal('tx-hash'),
+  ],
+  { description: 'Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`.' },
+);
+
+export const Attempt = Type.Object({
+  at: Type.String({ format: 'date-time' }),
+  statusCode: Nullable(
+    Type.Integer({ description: 'HTTP status (SMTP reply code for e-mail); null when none.' }),
+  ),
+  latencyMs: Type.Integer(),
+  error: Nullable(Type.String()),
+});
+
+const common = {
+  id: Type.String({ format: 'uuid' }),
+  messageId: Type.String({ description: 'The `webhook-id`: the same on every attempt, for de-duplication.' }),
+  transactionRef: Nullable(Type.String({ format: 'uuid' })),
+  status: DeliveryStatus,
+  attempts: Type.Integer({ description: 'Attempts made since the delivery was queued or last redelivered.' }),
+  nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'PENDING only.' })),
+  lastError: Nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  deliveredAt: Nullable(Type.String({ format: 'date-time' })),
+  attemptLog: Type.Array(Attempt, { description: 'Every attempt, oldest first.' }),
+};
+
+export const Delivery = Type.Object(
+  { ...common, event: Type.String() },
+  { description: 'A webhook owed to the calling organization (without its payload).' },
+);
+export type Delivery = Static<typeof Delivery>;
+
+export const Cursor = Type.Optional(
+  Type.String({ maxLength: 200, description: '`nextCursor` of the previous page.' }),
+);
+const Limit = Type.Optional(
+  Type.String({ pattern: '^(?:[1-9][0-9]?|100)$', description: '1–100, default 50' }),
+);
+
+export const DeliveryQuery = Type.Object(
+  {
+    transactionRef: Type.Optional(Type.String({ format: 'uuid' })),
+    status: Type.Optional(DeliveryStatus),
+    event: Type.Optional(WebhookEventName),
+    limit: Limit,
+    cursor: Cursor,
+  },
+  { additionalProperties: false },
+);
+export type DeliveryQuery = Static<typeof DeliveryQuery>;
+
+export const DeliveryList = Type.Object({
+  deliveries: Type.Array(Delivery),
+  nextCursor: Nullable(Type.String()),
+});
+
+export const DeliveryParams = Type.Object(
+  { id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);
+
+export const EmailQuery = Type.Object(
+  {
+    status: Type.Optional(DeliveryStatus),
+    transactionRef: Type.Optional(Type.String({ format: 'uuid' })),
+    limit: Limit,
+    cursor: Cursor,
+  },
+  { additionalProperties: false },
+);
+export type EmailQuery = Static<typeof EmailQuery>;
+
+export const Email = Type.Object(
+  { ...common, to: Type.String({ description: 'The NOTIFY `notificationEmail`.' }) },
+  { description: 'A NOTIFY e-mail and its delivery state.' },
+);
+export type Email = Static<typeof Email>;
+
+export const EmailList = Type.Object({
+  emails: Type.Array(Email),
+  nextCursor: Nullable(Type.String()),
+  smtpConfigured: Type.Boolean({ description: 'false: e-mails wait in the outbox until SMTP_URL is set.' }),
+});
+
+export const TestEventResult = Type.Object({
+  delivered: Type.Boolean({ description: 'true when the endpoint answered 2xx.' }),
+  url: Nullable(Type.String({ description: 'Where the ping went.' })),
+  messageId: Type.String(),
+  statusCode: Nullable(Type.Integer()),
+  latencyMs: Type.Integer(),
+  error: Nullable(Type.String()),
+});
+export type TestEventResult = Static<typeof TestEventResult>;

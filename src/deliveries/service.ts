@@ -1,0 +1,173 @@
+/**
+ * The delivery API's logic: a recipient's view of the webhooks owed to it, redelivery of a
+ * FAILED one (same message id, fresh schedule), the operator's view of NOTIFY e-mails, and the
+ * signed `ping` an organization sends itself to check its endpoint. Payloads are never shown:
+ * they may carry (or lead to) personal data; the attempt log is what a recipient needs.
+ */
+import { recordAudit } from '../audit/store.js';
+import type { Database } from '../db/database.js';
+import { AppError, validationFailed } from '../http/errors.js';
+import type { WebhookPreparer } from './prepare.js';
+import type { Delivery, DeliveryQuery, Email, EmailQuery, TestEventResult } from './schemas.js';
+import type { WebhookSender } from './sender.js';
+import { newMessageId } from './signing.js';
+import * as store from './store.js';
+
+const DEFAULT_PAGE = 50;
+
+export class DeliveryService {
+  constructor(
+    private readonly db: Database,
+    private readonly preparer: WebhookPreparer,
+    private readonly sender: WebhookSender,
+    readonly smtpConfigured: boolean,
+  ) {}
+
+  async list(
+    orgId: string,
+    q: DeliveryQuery,
+  ): Promise<{ deliveries: Delivery[]; nextCursor: string | null }> {
+    const { page, nextCursor } = await this.page(
+      {
+        channel: 'webhook',
+        organizationId: orgId,
+        transactionRef: q.transactionRef,
+        status: q.status,
+        event: q.event,
+      },
+      q,
+    );
+    const attempts = await store.attemptsOf(
+      this.db,
+      page.map((d) => d.id),
+    );
+    return { deliveries: page.map((d) => toDelivery(d, attempts.get(d.id) ?? [])), nextCursor };
+  }
+
+  async emails(
+    q: EmailQuery,
+  ): Promise<{ emails: Email[]; nextCursor: string | null; smtpConfigured: boolean }> {
+    const { page, nextCursor } = await this.page(
+      { channel: 'email', transactionRef: q.transactionRef, status: q.status },
+      q,
+    );
+    const attempts = await store.attemptsOf(
+      this.db,
+      page.map((d) => d.id),
+    );
+    const emails = page.map((d) => {
+      const { event: _event, ...rest } = toDelivery(d, attempts.get(d.id) ?? []);
+      return { ...rest, to: d.emailTo ?? '' };
+    });
+    return { emails, nextCursor, smtpConfigured: this.smtpConfigured };
+  }
+
+  /** FAILED → PENDING, due now, attempts from zero, same message id. Only the recipient may ask. */
+  async redeliver(orgId: string, id: string): Promise<Delivery> {
+    const updated = await this.db.transaction(async (tx) => {
+      const d = await store.findForUpdate(tx, id, orgId);
+      if (!d) throw new AppError('NOT_FOUND', 'The delivery does not exist.');
+      if (d.status !== 'FAILED') {
+        throw new AppError(
+          'INVALID_STATE',
+          `The delivery is ${d.status}; only a FAILED delivery can be redelivered.`,
+        );
+      }
+      const requeued = await store.requeue(tx, id);
+      await recordAudit(tx, {
+        actor: orgId,
+        action: 'delivery.redelivered',
+        subjectType: d.transactionRef ? 'transaction' : 'organization',
+        subjectId: d.transactionRef ?? orgId,
+        details: { deliveryId: id, event: d.event, messageId: d.messageId },
+      });
+      return requeued;
+    });
+    const attempts = await store.attemptsOf(this.db, [id]);
+    return toDelivery(updated, attempts.get(id) ?? []);
+  }
+
+  /** Sends a signed `ping` to the caller's endpoint now, through the worker's own path. */
+  async testEvent(orgId: string): Promise<TestEventResult> {
+    const messageId = newMessageId();
+    const payload = { type: 'ping', organizationId: orgId, sentAt: new Date().toISOString() };
+    const started = performance.now();
+    const prepared = await this.preparer.prepare({
+      organizationId: orgId,
+      event: 'ping',
+      transactionRef: null,
+      payload,
+    });
+    if (!prepared.ok) {
+      return {
+        delivered: false,
+        url: null,
+        messageId,
+        statusCode: null,
+        latencyMs: Math.round(performance.now() - started),
+        error: prepared.error,
+      };
+    }
+    const r = await this.sender.send(prepared.url, prepared.body, messageId, prepared.secrets);
+    return {
+      delivered: r.ok,
+      url: prepared.url,
+      messageId,
+      statusCode: r.statusCode,
+      latencyMs: Math.round(r.latencyMs),
+      error: r.error,
+    };
+  }
+
+  private async page(
+    filter: Omit<store.ListFilter, 'limit' | 'after'>,
+    q: { limit?: string; cursor?: string },
+  ): Promise<{ page: store.DeliveryRecord[]; nextCursor: string | null }> {
+    const limit = q.limit === undefined ? DEFAULT_PAGE : Number(q.limit);
+    const rows = await store.listDeliveries(this.db, {
+      ...filter,
+      after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { page, nextCursor: rows.length > limit && last ? encodeCursor(last.cursorAt, last.id) : null };
+  }
+}
+
+function toDelivery(d: store.DeliveryRecord, attemptLog: store.AttemptRecord[]): Delivery {
+  return {
+    id: d.id,
+    messageId: d.messageId,
+    event: d.event,
+    transactionRef: d.transactionRef,
+    status: d.status,
+    attempts: d.attempts,
+    nextAttemptAt: d.nextAttemptAt,
+    lastError: d.lastError,
+    createdAt: d.createdAt,
+    deliveredAt: d.deliveredAt,
+    attemptLog,
+  };
+}
+
+function encodeCursor(at: string, id: string): string {
+  return Buffer.from(JSON.stringify([at, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: string; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      typeof at === 'string' &&
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?$/.test(at) &&
+      typeof id === 'string' &&
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)
+    ) {
+      return { at, id };
+    }
+  } catch {
+    // fall through to the validation error
+  }
+  throw validationFailed([{ path: '/querystring/cursor', message: 'is not a cursor this API returned' }]);
+}

@@ -1,0 +1,313 @@
+/**
+ * SQL of the delivery engine. Rows become domain records here and nowhere else.
+ *
+ * Leases: claiming pushes `next_attempt_at` to the lease's end and hands the worker that exact
+ * value (truncated to milliseconds so it survives a round trip through a JS Date) as its lease
+ * token. Recording an outcome only changes the row while the token still matches, so a worker
+ * whose lease ran out (and whose row another worker took over) cannot overwrite newer state.
+ */
+import type { Queryable } from '../db/database.js';
+import { toIso } from '../db/database.js';
+import { OUTBOX_CHANNEL } from './outbox.js';
+
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+export type Channel = 'webhook' | 'email';
+
+/** A row a worker holds a lease on. */
+export interface ClaimedDelivery {
+  id: string;
+  messageId: string;
+  channel: Channel;
+  event: string;
+  organizationId: string | null;
+  emailTo: string | null;
+  transactionRef: string | null;
+  payload: Record<string, unknown>;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** The lease token: the row's `next_attempt_at` as set by the claim. */
+  lease: Date;
+}
+
+export interface AttemptRecord {
+  at: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  messageId: string;
+  channel: Channel;
+  event: string;
+  organizationId: string | null;
+  emailTo: string | null;
+  transactionRef: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  /** Exact `created_at` (text, microseconds) for keyset cursors. */
+  cursorAt: string;
+}
+
+/**
+ * Claims up to `limit` due rows and leases them for `leaseMs`. A row is due when PENDING, its
+ * time has come, and no earlier (lower `seq`) row of the same transaction to the same recipient
+ * is still PENDING: deliveries of one transaction to one recipient go out one at a time, in order.
+ */
+export async function claimDue(
+  q: Queryable,
+  opts: { limit: number; leaseMs: number; includeEmail: boolean },
+): Promise<ClaimedDelivery[]> {
+  const rows = await q.query(
+    `WITH due AS (
+       SELECT d.id FROM deliveries d
+        WHERE d.status = 'PENDING' AND d.next_attempt_at <= clock_timestamp()
+          AND (d.channel = 'webhook' OR $3::boolean)
+          AND NOT EXISTS (
+            SELECT 1 FROM deliveries e
+             WHERE e.transaction_ref = d.transaction_ref AND e.seq < d.seq AND e.status = 'PENDING'
+               AND e.channel = d.channel
+               AND e.organization_id IS NOT DISTINCT FROM d.organization_id
+               AND e.email_to IS NOT DISTINCT FROM d.email_to)
+        ORDER BY d.next_attempt_at
+        LIMIT $1
+        FOR UPDATE OF d SKIP LOCKED)
+     UPDATE deliveries SET next_attempt_at =
+         date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $2::double precision / 1000)
+       FROM due WHERE deliveries.id = due.id
+     RETURNING deliveries.id, deliveries.message_id, deliveries.channel, deliveries.event,
+               deliveries.organization_id, deliveries.email_to, deliveries.transaction_ref,
+               deliveries.payload, deliveries.attempts, deliveries.next_attempt_at`,
+    [opts.limit, opts.leaseMs, opts.includeEmail],
+  );
+  return rows.map((r) => ({
+    id: r.id as string,
+    messageId: r.message_id as string,
+    channel: r.channel as Channel,
+    event: r.event as string,
+    organizationId: (r.organization_id as string | null) ?? null,
+    emailTo: (r.email_to as string | null) ?? null,
+    transactionRef: (r.transaction_ref as string | null) ?? null,
+    payload: r.payload as Record<string, unknown>,
+    attempts: r.attempts as number,
+    lease: new Date(toIso(r.next_attempt_at)),
+  }));
+}
+
+/** Milliseconds until the next PENDING row falls due (future rows only), or null when none. */
+export async function msUntilNextDue(q: Queryable, includeEmail: boolean): Promise<number | null> {
+  const rows = await q.query<{ ms: number | string | null }>(
+    `SELECT (extract(epoch FROM min(next_attempt_at) - clock_timestamp()) * 1000)::float8 AS ms
+       FROM deliveries
+      WHERE status = 'PENDING' AND next_attempt_at > clock_timestamp() AND (channel = 'webhook' OR $1::boolean)`,
+    [includeEmail],
+  );
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+}
+
+const HELD = 'id = $1 AND status = $2 AND next_attempt_at = $3';
+
+/**
+ * Marks a leased row DELIVERED and records the attempt. Returns false (recording only the
+ * attempt) when the lease was lost. Wakes other workers when a later message of the same
+ * transaction and recipient was waiting for this one.
+ */
+export async function markDelivered(
+  q: Queryable,
+  d: ClaimedDelivery,
+  attempt: { statusCode: number | null; latencyMs: number },
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE deliveries SET status = 'DELIVERED', attempts = attempts + 1, delivered_at = clock_timestamp(),
+            last_error = NULL
+      WHERE ${HELD} RETURNING seq`,
+    [d.id, 'PENDING', d.lease],
+  );
+  await insertAttempt(q, d.id, { ...attempt, error: null });
+  if (rows.length === 0) return false;
+  await q.query(
+    `SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM deliveries
+      WHERE transaction_ref = $1 AND seq > $2 AND status = 'PENDING' LIMIT 1`,
+    [d.transactionRef, rows[0]!.seq],
+  );
+  return true;
+}
+
+/**
+ * Records a failed attempt: PENDING again after `retryInMs`, or FAILED when `retryInMs` is null.
+ * Returns the row's next state, or null when the lease was lost (only the attempt is recorded).
+ */
+export async function markAttemptFailed(
+  q: Queryable,
+  d: ClaimedDelivery,
+  attempt: { statusCode: number | null; latencyMs: number; error: string },
+  retryInMs: number | null,
+): Promise<DeliveryStatus | null> {
+  const rows = await q.query<{ status: DeliveryStatus }>(
+    `UPDATE deliveries SET attempts = attempts + 1, last_error = $4,
+            status = CASE WHEN $5::double precision IS NULL THEN 'FAILED' ELSE 'PENDING' END,
+            next_attempt_at = CASE WHEN $5::double precision IS NULL THEN next_attempt_at
+              ELSE clock_timestamp() + make_interval(secs => $5::double precision / 1000) END
+      WHERE ${HELD} RETURNING status`,
+    [d.id, 'PENDING', d.lease, attempt.error, retryInMs],
+  );
+  await insertAttempt(q, d.id, attempt);
+  return rows[0]?.status ?? null;
+}
+
+async function insertAttempt(
+  q: Queryable,
+  deliveryId: string,
+  a: { statusCode: number | null; latencyMs: number; error: string | null },
+): Promise<void> {
+  await q.query(
+    'INSERT INTO delivery_attempts (delivery_id, status_code, latency_ms, error) VALUES ($1, $2, $3, $4)',
+    [deliveryId, a.statusCode, Math.max(0, Math.round(a.latencyMs)), a.error],
+  );
+}
+
+/** Gives leased rows back (the worker stops before it started them): due again at once. */
+export async function releaseLeases(q: Queryable, held: ClaimedDelivery[]): Promise<void> {
+  for (const d of held) {
+    await q.query(`UPDATE deliveries SET next_attempt_at = clock_timestamp() WHERE ${HELD}`, [
+      d.id,
+      'PENDING',
+      d.lease,
+    ]);
+  }
+}
+
+/** Where a webhook goes now, and with which key BASIC data is encrypted: read at every attempt. */
+export async function recipientOf(
+  q: Queryable,
+  organizationId: string,
+): Promise<{ travelEndpoint: string | null; publicKey: string | null } | undefined> {
+  const rows = await q.query('SELECT travel_endpoint, public_key FROM organizations WHERE id = $1', [
+    organizationId,
+  ]);
+  const r = rows[0];
+  return (
+    r && { travelEndpoint: r.travel_endpoint as string | null, publicKey: r.public_key as string | null }
+  );
+}
+
+const COLUMNS = `id, message_id, channel, event, organization_id, email_to, transaction_ref, status, attempts,
+  next_attempt_at, last_error, created_at, delivered_at, created_at::text AS cursor_at`;
+
+function toRecord(r: Record<string, unknown>): DeliveryRecord {
+  const status = r.status as DeliveryStatus;
+  return {
+    id: r.id as string,
+    messageId: r.message_id as string,
+    channel: r.channel as Channel,
+    event: r.event as string,
+    organizationId: (r.organization_id as string | null) ?? null,
+    emailTo: (r.email_to as string | null) ?? null,
+    transactionRef: (r.transaction_ref as string | null) ?? null,
+    status,
+    attempts: r.attempts as number,
+    nextAttemptAt: status === 'PENDING' ? toIso(r.next_attempt_at) : null,
+    lastError: (r.last_error as string | null) ?? null,
+    createdAt: toIso(r.created_at),
+    deliveredAt: r.delivered_at == null ? null : toIso(r.delivered_at),
+    cursorAt: r.cursor_at as string,
+  };
+}
+
+export interface ListFilter {
+  /** Webhooks to this organization, or (undefined) NOTIFY e-mails. */
+  organizationId?: string;
+  channel: Channel;
+  transactionRef?: string;
+  status?: DeliveryStatus;
+  event?: string;
+  after?: { at: string; id: string };
+  limit: number;
+}
+
+/** Newest first, keyset-paginated on (created_at, id). */
+export async function listDeliveries(q: Queryable, f: ListFilter): Promise<DeliveryRecord[]> {
+  const rows = await q.query(
+    `SELECT ${COLUMNS} FROM deliveries
+      WHERE channel = $1 AND ($2::uuid IS NULL OR organization_id = $2)
+        AND ($3::uuid IS NULL OR transaction_ref = $3) AND ($4::text IS NULL OR status = $4)
+        AND ($5::text IS NULL OR event = $5)
+        AND ($6::timestamptz IS NULL OR created_at < $6 OR (created_at = $6 AND id < $7::uuid))
+      ORDER BY created_at DESC, id DESC
+      LIMIT $8`,
+    [
+      f.channel,
+      f.organizationId ?? null,
+      f.transactionRef ?? null,
+      f.status ?? null,
+      f.event ?? null,
+      f.after?.at ?? null,
+      f.after?.id ?? null,
+      f.limit,
+    ],
+  );
+  return rows.map(toRecord);
+}
+
+/** Attempts of the given deliveries, oldest first, grouped by delivery id. */
+export async function attemptsOf(q: Queryable, ids: string[]): Promise<Map<string, AttemptRecord[]>> {
+  const byId = new Map<string, AttemptRecord[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return byId;
+  const rows = await q.query(
+    `SELECT delivery_id, at, status_code, latency_ms, error FROM delivery_attempts
+      WHERE delivery_id = ANY($1::uuid[]) ORDER BY delivery_id, id`,
+    [ids],
+  );
+  for (const r of rows) {
+    byId.get(r.delivery_id as string)?.push({
+      at: toIso(r.at),
+      statusCode: (r.status_code as number | null) ?? null,
+      latencyMs: r.latency_ms as number,
+      error: (r.error as string | null) ?? null,
+    });
+  }
+  return byId;
+}
+
+/** A webhook delivery to this organization, locked for a state change. */
+export async function findForUpdate(
+  q: Queryable,
+  id: string,
+  organizationId: string,
+): Promise<DeliveryRecord | undefined> {
+  const rows = await q.query(
+    `SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND organization_id = $2 AND channel = 'webhook'
+       FOR UPDATE`,
+    [id, organizationId],
+  );
+  return rows[0] && toRecord(rows[0]);
+}
+
+/** FAILED → PENDING with a fresh schedule, due now; the message id stays. Wakes the workers. */
+export async function requeue(q: Queryable, id: string): Promise<DeliveryRecord> {
+  const rows = await q.query(
+    `UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = clock_timestamp()
+      WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id],
+  );
+  await q.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+  return toRecord(rows[0]!);
+}
+
+/** What the queue gauges show: PENDING rows, and how long the oldest due one has waited. */
+export async function queueStats(q: Queryable): Promise<{ depth: number; oldestDueAgeSeconds: number }> {
+  const rows = await q.query<{ depth: number | string; age: number | string | null }>(
+    `SELECT count(*)::int AS depth,
+            extract(epoch FROM clock_timestamp() - min(next_attempt_at)
+              FILTER (WHERE next_attempt_at <= clock_timestamp()))::float8 AS age
+       FROM deliveries WHERE status = 'PENDING'`,
+  );
+  const r = rows[0];
+  return { depth: Number(r?.depth ?? 0), oldestDueAgeSeconds: Math.max(0, Number(r?.age ?? 0)) };
+}
