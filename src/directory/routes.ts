@@ -1,4 +1,5 @@
 /** Directory routes: the participant view (/v1/organizations…) and the operator's (/v1/admin/…). */
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { orgOf } from '../http/auth.js';
 import { type HubApp, problems } from '../http/types.js';
@@ -10,6 +11,7 @@ import {
   DirectoryQuery,
   IdParams,
   KeyIdParams,
+  MyApiKeyList,
   Organization,
   OrganizationList,
   RotatedSecret,
@@ -64,6 +66,84 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
       return directory.update(id, request.body, `org:${id}`);
     },
   );
+
+  app.get(
+    '/v1/organizations/me/api-keys',
+    {
+      schema: {
+        tags,
+        summary: 'The calling organization’s API keys (prefixes only; `current` marks the calling key)',
+        response: { 200: MyApiKeyList, ...problems() },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const keys = await directory.listApiKeys(caller.organizationId);
+      return {
+        apiKeys: keys.map(({ organizationId: _, ...k }) => ({ ...k, current: k.keyId === caller.keyId })),
+      };
+    },
+  );
+
+  app.post(
+    '/v1/organizations/me/api-keys',
+    {
+      schema: {
+        tags,
+        summary: 'Issue another API key for the calling organization (shown once)',
+        response: { 201: CreatedApiKey, ...problems() },
+      },
+    },
+    async (request, reply) => {
+      const id = orgOf(request);
+      reply.code(201);
+      return directory.createApiKey(id, `org:${id}`);
+    },
+  );
+
+  app.delete(
+    '/v1/organizations/me/api-keys/:keyId',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke one of the calling organization’s keys (not the one making the request)',
+        description:
+          'A key of another organization is 404. The key making the request cannot revoke itself ' +
+          '(409 INVALID_STATE), so an organization always keeps a working key.',
+        params: KeyIdParams,
+        response: { 204: Type.Null({ description: 'Revoked' }), ...problems(400, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      await directory.revokeOwnApiKey(caller.organizationId, request.params.keyId, caller.keyId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/organizations/me/webhook-secret',
+    {
+      schema: {
+        tags,
+        summary:
+          'Rotate the calling organization’s webhook secret (shown once; the previous one signs for 24 h)',
+        response: { 201: RotatedSecret, ...problems() },
+      },
+    },
+    async (request, reply) => {
+      const id = orgOf(request);
+      reply.code(201);
+      return directory.rotateWebhookSecret(id, `org:${id}`);
+    },
+  );
+}
+
+/** The calling organization and the id of the key it called with. */
+function callerOf(request: FastifyRequest): { organizationId: string; keyId: string } {
+  const organizationId = orgOf(request);
+  const keyId = request.auth?.kind === 'org' ? request.auth.keyId : '';
+  return { organizationId, keyId };
 }
 
 export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {

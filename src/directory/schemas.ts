@@ -90,6 +90,15 @@ export const ApiKeyInfo = Type.Object({
 });
 export const ApiKeyList = Type.Object({ apiKeys: Type.Array(ApiKeyInfo) });
 
+export const MyApiKeyList = Type.Object({
+  apiKeys: Type.Array(
+    Type.Object({
+      ...ApiKeyInfo.properties,
+      current: Type.Boolean({ description: 'true for the key that made this request.' }),
+    }),
+  ),
+});
+
 export const CreatedApiKey = Type.Object({
   apiKey: Type.String({ description: 'The new API key. Shown only once.' }),
   keyId: Type.String({ format: 'uuid' }),

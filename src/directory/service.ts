@@ -135,6 +135,21 @@ export class DirectoryService {
     });
   }
 
+  /**
+   * Self-service revocation: an organization revokes one of its own keys (any other key id is
+   * NOT_FOUND), but never the key it is calling with. So self-service can never leave an
+   * organization without a working key; recovering from that would need the operator.
+   */
+  async revokeOwnApiKey(organizationId: string, keyId: string, callerKeyId: string): Promise<void> {
+    if (keyId === callerKeyId) {
+      throw new AppError(
+        'INVALID_STATE',
+        'This API key is making the request and stays active; revoke it with another key of the organization.',
+      );
+    }
+    await this.revokeApiKey(keyId, `org:${organizationId}`, organizationId);
+  }
+
   /** Issues a new webhook secret; the previous ones keep signing for SECRET_OVERLAP_MS. */
   async rotateWebhookSecret(organizationId: string, actor: Actor) {
     const webhookSecret = generateWebhookSecret();

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { it } from 'node:test';
+import { eachBackend } from '../harness.js';
+
+interface KeyInfo {
+  keyId: string;
+  current: boolean;
+  revokedAt: string | null;
+}
+
+function assertProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  assert.equal(res.body.code, code);
+}
+
+eachBackend('self-service keys and webhook secret', (hub) => {
+  const get = (key: string) => hub().request('GET', '/v1/organizations/me/api-keys', { key });
+
+  it('lists the caller’s own keys by prefix and marks the one in use', async () => {
+    const org = await hub().createOrg();
+    await hub().createOrg(); // another organization's key must not appear
+    const res = await get(org.apiKey);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.apiKeys.length, 1);
+    const [key] = res.body.apiKeys;
+    assert.deepEqual(Object.keys(key).sort(), ['createdAt', 'current', 'keyId', 'prefix', 'revokedAt']);
+    assert.equal(key.prefix, org.apiKey.slice(0, 12));
+    assert.equal(key.current, true);
+    assert.equal(key.revokedAt, null);
+    assert.ok(!res.text.includes(org.apiKey), 'the key itself is never shown again');
+  });
+
+  it('issues another key once, which then works and is listed but not current', async () => {
+    const org = await hub().createOrg();
+    const created = await hub().request('POST', '/v1/organizations/me/api-keys', { key: org.apiKey });
+    assert.equal(created.status, 201, created.text);
+    assert.match(created.body.apiKey, /^trh_[A-Za-z0-9_-]{43}$/);
+    const me = await hub().request('GET', '/v1/organizations/me', { key: created.body.apiKey });
+    assert.equal(me.body.id, org.id);
+    const list = await get(org.apiKey);
+    assert.deepEqual(
+      list.body.apiKeys.map((k: KeyInfo) => [k.keyId === created.body.keyId, k.current]).sort(),
+      [
+        [false, true],
+        [true, false],
+      ],
+    );
+    assert.ok(!list.text.includes(created.body.apiKey));
+    const audit = await hub().db.query(
+      "SELECT actor FROM audit_events WHERE action = 'api_key.created' AND subject_id = $1",
+      [created.body.keyId],
+    );
+    assert.deepEqual(audit, [{ actor: `org:${org.id}` }]);
+  });
+
+  it('revokes its own other key, after which that key is refused', async () => {
+    const org = await hub().createOrg();
+    const second = (await hub().request('POST', '/v1/organizations/me/api-keys', { key: org.apiKey })).body;
+    const del = await hub().request('DELETE', `/v1/organizations/me/api-keys/${second.keyId}`, {
+      key: org.apiKey,
+    });
+    assert.equal(del.status, 204, del.text);
+    assertProblem(
+      await hub().request('GET', '/v1/organizations/me', { key: second.apiKey }),
+      401,
+      'UNAUTHENTICATED',
+    );
+    const listed = (await get(org.apiKey)).body.apiKeys.find((k: KeyInfo) => k.keyId === second.keyId);
+    assert.ok(listed.revokedAt, 'a revoked key stays listed with its revocation time');
+  });
+
+  it('refuses to revoke the key making the request, so the organization keeps a working key', async () => {
+    const org = await hub().createOrg();
+    const [own] = (await get(org.apiKey)).body.apiKeys;
+    const res = await hub().request('DELETE', `/v1/organizations/me/api-keys/${own.keyId}`, {
+      key: org.apiKey,
+    });
+    assertProblem(res, 409, 'INVALID_STATE');
+    assert.equal((await hub().request('GET', '/v1/organizations/me', { key: org.apiKey })).status, 200);
+  });
+
+  it('answers 404 for a key of another organization and for an unknown key, revoking nothing', async () => {
+    const org = await hub().createOrg();
+    const other = await hub().createOrg();
+    const [theirs] = (await get(other.apiKey)).body.apiKeys;
+    for (const keyId of [theirs.keyId, randomUUID()]) {
+      assertProblem(
+        await hub().request('DELETE', `/v1/organizations/me/api-keys/${keyId}`, { key: org.apiKey }),
+        404,
+        'NOT_FOUND',
+      );
+    }
+    assert.equal((await hub().request('GET', '/v1/organizations/me', { key: other.apiKey })).status, 200);
+    assertProblem(
+      await hub().request('DELETE', '/v1/organizations/me/api-keys/not-a-uuid', { key: org.apiKey }),
+      400,
+      'VALIDATION_FAILED',
+    );
+  });
+
+  it('rotates its own webhook secret, shown once, the previous one signing for 24 hours', async () => {
+    const org = await hub().createOrg();
+    const res = await hub().request('POST', '/v1/organizations/me/webhook-secret', { key: org.apiKey });
+    assert.equal(res.status, 201, res.text);
+    assert.match(res.body.webhookSecret, /^whsec_/);
+    assert.ok(Date.parse(res.body.previousSecretValidUntil) > Date.now() + 23 * 3600e3);
+    assert.deepEqual(await hub().hub.directory.webhookSecrets(org.id), [
+      res.body.webhookSecret,
+      org.webhookSecret,
+    ]);
+    const audit = await hub().db.query(
+      "SELECT actor FROM audit_events WHERE action = 'webhook_secret.rotated' AND subject_id = $1",
+      [org.id],
+    );
+    assert.deepEqual(audit, [{ actor: `org:${org.id}` }]);
+  });
+
+  it('needs an organization key: none is 401, the operator key is 403', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/organizations/me/api-keys'],
+      ['POST', '/v1/organizations/me/api-keys'],
+      ['DELETE', `/v1/organizations/me/api-keys/${randomUUID()}`],
+      ['POST', '/v1/organizations/me/webhook-secret'],
+    ] as const) {
+      assertProblem(await hub().request(method, path), 401, 'UNAUTHENTICATED');
+      assertProblem(await hub().admin(method, path), 403, 'FORBIDDEN');
+    }
+  });
+});
