@@ -159,6 +159,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** NOTIFY e-mails and their delivery state, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description 1–100, default 50 */
+                    limit?: string;
+                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
+                    status?: "PENDING" | "DELIVERED" | "FAILED";
+                    transactionRef?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            emails: {
+                                /** @description Every attempt, oldest first. */
+                                attemptLog: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    error: string | null;
+                                    latencyMs: number;
+                                    statusCode: number | null;
+                                }[];
+                                /** @description Attempts made since the delivery was queued or last redelivered. */
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                deliveredAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                lastError: string | null;
+                                /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
+                                messageId: string;
+                                nextAttemptAt: string | null;
+                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
+                                status: "PENDING" | "DELIVERED" | "FAILED";
+                                /** @description The NOTIFY `notificationEmail`. */
+                                to: string;
+                                transactionRef: string | null;
+                            }[];
+                            nextCursor: string | null;
+                            /** @description false: e-mails wait in the outbox until SMTP_URL is set. */
+                            smtpConfigured: boolean;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/organizations": {
         parameters: {
             query?: never;
@@ -829,6 +939,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hub-wide counters: transactions by status, delivery queue depth and age, organizations */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The delivery queue (webhooks and NOTIFY e-mails). */
+                            deliveries: {
+                                /** @description Deliveries whose retry schedule is used up. */
+                                failed: number;
+                                /** @description Age of the oldest pending delivery since it was queued; null when none is pending. */
+                                oldestPendingAgeSeconds: number | null;
+                                /** @description Queue depth: webhooks and e-mails not yet delivered. */
+                                pending: number;
+                            };
+                            organizations: {
+                                total: number;
+                                verified: number;
+                            };
+                            /** @description Transactions in each state, hub-wide. */
+                            transactionsByStatus: {
+                                CONFIRMED: number;
+                                DECLINED: number;
+                                NEW: number;
+                                RECEIVER_NOTIFIED: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations": {
         parameters: {
             query?: never;
@@ -1061,6 +1255,323 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/organizations/me/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling organization’s API keys (prefixes only; `current` marks the calling key) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            apiKeys: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description true for the key that made this request. */
+                                current: boolean;
+                                /** Format: uuid */
+                                keyId: string;
+                                /** @description First characters of the key, to tell keys apart. */
+                                prefix: string;
+                                revokedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Issue another API key for the calling organization (shown once) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The new API key. Shown only once. */
+                            apiKey: string;
+                            /** Format: uuid */
+                            keyId: string;
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/me/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the calling organization’s keys (not the one making the request)
+         * @description A key of another organization is 404. The key making the request cannot revoke itself (409 INVALID_STATE), so an organization always keeps a working key.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/me/test-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed `ping` to the calling organization’s endpoint now and report the outcome
+         * @description POSTs `{ type: "ping", organizationId, sentAt }` to `{travelEndpoint}/v1/notify/ping`, signed like every webhook. Not retried and not recorded as a delivery.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description true when the endpoint answered 2xx. */
+                            delivered: boolean;
+                            error: string | null;
+                            latencyMs: number;
+                            messageId: string;
+                            statusCode: number | null;
+                            url: string | null;
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/me/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the calling organization’s webhook secret (shown once; the previous one signs for 24 h) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Until then deliveries are signed with both the new and the previous secret. */
+                            previousSecretValidUntil: string | null;
+                            /** @description The new Standard Webhooks secret. Shown only once. */
+                            webhookSecret: string;
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/transactions": {
@@ -2305,6 +2816,216 @@ export interface paths {
                 };
                 /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Webhooks owed to the calling organization, newest first, with every attempt
+         * @description Filters: `transactionRef`, `status`, `event`. Keyset pagination: pass `nextCursor` back as `cursor`. Payloads are not shown.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `nextCursor` of the previous page. */
+                    cursor?: string;
+                    /** @description Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`. */
+                    event?: "received" | "confirmed-data" | "declined" | "tx-hash";
+                    /** @description 1–100, default 50 */
+                    limit?: string;
+                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
+                    status?: "PENDING" | "DELIVERED" | "FAILED";
+                    transactionRef?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: {
+                                /** @description Every attempt, oldest first. */
+                                attemptLog: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    error: string | null;
+                                    latencyMs: number;
+                                    statusCode: number | null;
+                                }[];
+                                /** @description Attempts made since the delivery was queued or last redelivered. */
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                deliveredAt: string | null;
+                                event: string;
+                                /** Format: uuid */
+                                id: string;
+                                lastError: string | null;
+                                /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
+                                messageId: string;
+                                nextAttemptAt: string | null;
+                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
+                                status: "PENDING" | "DELIVERED" | "FAILED";
+                                transactionRef: string | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a FAILED delivery again (same webhook-id, fresh retry schedule) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A webhook owed to the calling organization (without its payload). */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Every attempt, oldest first. */
+                            attemptLog: {
+                                /** Format: date-time */
+                                at: string;
+                                error: string | null;
+                                latencyMs: number;
+                                statusCode: number | null;
+                            }[];
+                            /** @description Attempts made since the delivery was queued or last redelivered. */
+                            attempts: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            deliveredAt: string | null;
+                            event: string;
+                            /** Format: uuid */
+                            id: string;
+                            lastError: string | null;
+                            /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
+                            messageId: string;
+                            nextAttemptAt: string | null;
+                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
+                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            transactionRef: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
