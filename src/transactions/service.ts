@@ -8,7 +8,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import { openPii, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
+import { GroupCommit } from '../db/group-commit.js';
 import { enqueue, type OutboxMessage } from '../deliveries/outbox.js';
+import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError, notFound, validationFailed } from '../http/errors.js';
 import { DECLINE_CATEGORIES } from './decline.js';
@@ -31,92 +33,116 @@ class IdempotencyRace extends Error {}
 const DEFAULT_PAGE = 50;
 
 export class TransactionService {
+  private readonly initiations: GroupCommit<store.Initiation>;
+
   constructor(
     private readonly db: Database,
     private readonly masterKey: Buffer,
-  ) {}
+    private readonly lookups: OrgLookups = lookupsIn(db),
+  ) {
+    this.initiations = new GroupCommit((items) => store.insertInitiations(db, items), {
+      maxBatch: 200,
+      // PGlite runs one statement at a time anyway; a server takes a few batches at once.
+      maxConcurrent: db.kind === 'pglite' ? 1 : 4,
+    });
+  }
 
-  initiate(originatorId: string, body: InitiateRequest, idem?: Idempotency): Promise<InitiateResponse> {
-    return this.command(originatorId, idem, async (tx) => {
-      const originator = await findOrganization(tx, originatorId);
-      if (!originator) throw new AppError('UNAUTHENTICATED', 'The calling organization no longer exists.');
-      const beneficiary = await this.resolveBeneficiary(tx, originatorId, body);
-      const ref = randomUUID();
-      const info = body.transactionBlockchainInfo;
-      const beneficiaryDid = beneficiary?.vaspDid ?? body.beneficiaryVASPdid ?? null;
-      const beneficiaryVaspId = beneficiary?.id ?? body.beneficiaryVASPid ?? null;
-      await store.insertTransaction(
-        tx,
-        {
-          ref,
-          protocol: body.protocol,
-          originatorId,
-          originatorDid: originator.vaspDid,
-          beneficiaryId: beneficiary?.id ?? null,
-          beneficiaryVaspId,
-          beneficiaryDid,
-          asset: body.transactionAsset,
-          assetDecimals: body.transactionAssetDecimals,
-          amount: body.transactionAmount,
-          origin: info.origin ?? null,
-          destination: info.destination,
-          txHash: info.txHash ?? null,
-          notificationEmail: body.notificationEmail ?? null,
-        },
-        sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
-      );
-      await store.appendHistory(tx, { ref, status: 'NEW', actorId: originatorId, actor: originator.vaspDid });
-      const message: OutboxMessage =
-        body.protocol === 'NOTIFY'
-          ? {
-              channel: 'email',
-              event: 'notify',
-              emailTo: body.notificationEmail!,
+  /**
+   * Initiation is the hot path. With an Idempotency-Key it runs as a classic command (the
+   * replay record must commit with it); without one its single write joins a group commit.
+   */
+  async initiate(originatorId: string, body: InitiateRequest, idem?: Idempotency): Promise<InitiateResponse> {
+    if (idem) {
+      return this.command(originatorId, idem, async (tx) => {
+        const prepared = await this.prepareInitiation(lookupsIn(tx), originatorId, body);
+        await store.insertInitiations(tx, [prepared.initiation]);
+        return prepared.response;
+      });
+    }
+    const prepared = await this.prepareInitiation(this.lookups, originatorId, body);
+    await this.initiations.submit(prepared.initiation);
+    return prepared.response;
+  }
+
+  /** Resolves the parties, seals the personal data and builds the rows and the answer. */
+  private async prepareInitiation(lookups: OrgLookups, originatorId: string, body: InitiateRequest) {
+    const originator = await lookups.byId(originatorId);
+    if (!originator) throw new AppError('UNAUTHENTICATED', 'The calling organization no longer exists.');
+    const beneficiary = await resolveBeneficiary(lookups, originatorId, body);
+    const ref = randomUUID();
+    const info = body.transactionBlockchainInfo;
+    const beneficiaryDid = beneficiary?.vaspDid ?? body.beneficiaryVASPdid ?? null;
+    const beneficiaryVaspId = beneficiary?.id ?? body.beneficiaryVASPid ?? null;
+    const message: OutboxMessage =
+      body.protocol === 'NOTIFY'
+        ? {
+            channel: 'email',
+            event: 'notify',
+            emailTo: body.notificationEmail!,
+            transactionRef: ref,
+            payload: {
               transactionRef: ref,
-              payload: {
-                transactionRef: ref,
-                transactionAsset: body.transactionAsset,
-                transactionAmount: body.transactionAmount,
-                destination: info.destination,
-                originatorVASPdid: originator.vaspDid,
-                originatorName: originator.name,
-                beneficiaryVASPid: beneficiaryVaspId,
-              },
-            }
-          : {
-              channel: 'webhook',
-              event: 'received',
-              organizationId: beneficiary!.id,
+              transactionAsset: body.transactionAsset,
+              transactionAmount: body.transactionAmount,
+              destination: info.destination,
+              originatorVASPdid: originator.vaspDid,
+              originatorName: originator.name,
+              beneficiaryVASPid: beneficiaryVaspId,
+            },
+          }
+        : {
+            channel: 'webhook',
+            event: 'received',
+            organizationId: beneficiary!.id,
+            transactionRef: ref,
+            payload: {
               transactionRef: ref,
-              payload: {
-                transactionRef: ref,
-                protocol: body.protocol,
-                status: 'RECEIVER_NOTIFIED',
-                originatorVASPdid: originator.vaspDid,
-                beneficiaryVASPdid: beneficiaryDid,
-                transactionAsset: body.transactionAsset,
-                transactionAmount: body.transactionAmount,
-                transactionAssetDecimals: body.transactionAssetDecimals,
-                ivms101_data: {
-                  transactionBlockchainInfo: {
-                    destination: info.destination,
-                    ...(info.origin === undefined ? {} : { origin: info.origin }),
-                  },
+              protocol: body.protocol,
+              status: 'RECEIVER_NOTIFIED',
+              originatorVASPdid: originator.vaspDid,
+              beneficiaryVASPdid: beneficiaryDid,
+              transactionAsset: body.transactionAsset,
+              transactionAmount: body.transactionAmount,
+              transactionAssetDecimals: body.transactionAssetDecimals,
+              ivms101_data: {
+                transactionBlockchainInfo: {
+                  destination: info.destination,
+                  ...(info.origin === undefined ? {} : { origin: info.origin }),
                 },
               },
-            };
-      await enqueue(tx, [message]);
-      return {
-        transactionRef: ref,
-        status: 'NEW' as const,
+            },
+          };
+    const initiation: store.Initiation = {
+      record: {
+        ref,
         protocol: body.protocol,
-        transactionAsset: body.transactionAsset,
-        transactionAmount: body.transactionAmount,
-        beneficiaryVASPid: beneficiaryVaspId,
-        beneficiaryVASPdid: beneficiaryDid,
+        originatorId,
+        originatorDid: originator.vaspDid,
+        beneficiaryId: beneficiary?.id ?? null,
+        beneficiaryVaspId,
+        beneficiaryDid,
+        asset: body.transactionAsset,
+        assetDecimals: body.transactionAssetDecimals,
+        amount: body.transactionAmount,
+        origin: info.origin ?? null,
         destination: info.destination,
-      };
-    });
+        txHash: info.txHash ?? null,
+        notificationEmail: body.notificationEmail ?? null,
+      },
+      sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
+      message,
+    };
+    const response: InitiateResponse = {
+      transactionRef: ref,
+      status: 'NEW',
+      protocol: body.protocol,
+      transactionAsset: body.transactionAsset,
+      transactionAmount: body.transactionAmount,
+      beneficiaryVASPid: beneficiaryVaspId,
+      beneficiaryVASPdid: beneficiaryDid,
+      destination: info.destination,
+    };
+    return { initiation, response };
   }
 
   confirm(orgId: string, body: { transactionRef: string; txHash?: string }, idem?: Idempotency) {
@@ -338,35 +364,6 @@ export class TransactionService {
     }
   }
 
-  private async resolveBeneficiary(tx: Queryable, originatorId: string, body: InitiateRequest) {
-    const byId =
-      body.beneficiaryVASPid === undefined ? undefined : await findOrganization(tx, body.beneficiaryVASPid);
-    const byDid =
-      body.beneficiaryVASPdid === undefined
-        ? undefined
-        : await findOrganizationByDid(tx, body.beneficiaryVASPdid);
-    const unknown = (detail: string) => new AppError('UNKNOWN_COUNTERPARTY', detail);
-    if (body.protocol === 'NOTIFY') {
-      if (byDid && byId?.id !== byDid.id) {
-        throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
-      }
-      if (byId?.id === originatorId)
-        throw unknown('The originator and the beneficiary are the same organization.');
-      return byId;
-    }
-    if (!byDid) throw unknown('beneficiaryVASPdid names no organization in the directory.');
-    if (body.beneficiaryVASPid !== undefined && byId?.id !== byDid.id) {
-      throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
-    }
-    if (byDid.id === originatorId)
-      throw unknown('The originator and the beneficiary are the same organization.');
-    if (!byDid.travelEndpoint) throw unknown('The beneficiary has no travelEndpoint to receive messages.');
-    if (body.protocol === 'BASIC' && !byDid.publicKey) {
-      throw unknown('The beneficiary has no publicKey; BASIC needs one to encrypt the personal data.');
-    }
-    return byDid;
-  }
-
   /** The transaction, locked, if the caller is a party; otherwise it does not exist (404). */
   private async partyView(q: Queryable, orgId: string, ref: string) {
     const t = await store.findTransaction(q, ref, q !== this.db);
@@ -409,6 +406,43 @@ export class TransactionService {
   ): OutboxMessage {
     return { channel: 'webhook', event, organizationId, transactionRef, payload };
   }
+}
+
+/** How initiation finds organizations: in the command's transaction, or through a cache. */
+export interface OrgLookups {
+  byId(id: string): Promise<Organization | undefined>;
+  byDid(did: string): Promise<Organization | undefined>;
+}
+
+const lookupsIn = (q: Queryable): OrgLookups => ({
+  byId: (id) => findOrganization(q, id),
+  byDid: (did) => findOrganizationByDid(q, did),
+});
+
+async function resolveBeneficiary(lookups: OrgLookups, originatorId: string, body: InitiateRequest) {
+  const byId = body.beneficiaryVASPid === undefined ? undefined : await lookups.byId(body.beneficiaryVASPid);
+  const byDid =
+    body.beneficiaryVASPdid === undefined ? undefined : await lookups.byDid(body.beneficiaryVASPdid);
+  const unknown = (detail: string) => new AppError('UNKNOWN_COUNTERPARTY', detail);
+  if (body.protocol === 'NOTIFY') {
+    if (byDid && byId?.id !== byDid.id) {
+      throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
+    }
+    if (byId?.id === originatorId)
+      throw unknown('The originator and the beneficiary are the same organization.');
+    return byId;
+  }
+  if (!byDid) throw unknown('beneficiaryVASPdid names no organization in the directory.');
+  if (body.beneficiaryVASPid !== undefined && byId?.id !== byDid.id) {
+    throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
+  }
+  if (byDid.id === originatorId)
+    throw unknown('The originator and the beneficiary are the same organization.');
+  if (!byDid.travelEndpoint) throw unknown('The beneficiary has no travelEndpoint to receive messages.');
+  if (body.protocol === 'BASIC' && !byDid.publicKey) {
+    throw unknown('The beneficiary has no publicKey; BASIC needs one to encrypt the personal data.');
+  }
+  return byDid;
 }
 
 function replay<T>(prior: store.StoredResponse, idem: Idempotency): T {

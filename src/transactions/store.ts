@@ -1,6 +1,9 @@
 /** SQL of the transactions domain. Rows are mapped to domain records here and nowhere else. */
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
+import { OUTBOX_CHANNEL, type OutboxMessage } from '../deliveries/outbox.js';
+import { newMessageId } from '../deliveries/signing.js';
 import type { Protocol, State } from './state-machine.js';
 
 export interface TransactionRecord {
@@ -51,33 +54,68 @@ function toRecord(r: Record<string, unknown>): TransactionRecord {
   };
 }
 
-export async function insertTransaction(
-  q: Queryable,
-  t: Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'declineReason' | 'status'>,
-  sealedPii: Buffer,
-): Promise<void> {
+/** A new transaction with its first history row and its first outbox message. */
+export interface Initiation {
+  record: Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'declineReason' | 'status'>;
+  sealedPii: Buffer;
+  message: OutboxMessage;
+}
+
+/**
+ * Writes initiations (one or many: group commit) in ONE statement: the transactions, their
+ * NEW history rows and their outbox messages, plus the NOTIFY that wakes the workers. A
+ * single statement is atomic on its own, and one round trip however many rows it carries.
+ */
+export async function insertInitiations(q: Queryable, items: Initiation[]): Promise<void> {
+  const input = items.map(({ record: t, sealedPii, message: m }) => ({
+    ref: t.ref,
+    protocol: t.protocol,
+    originator_id: t.originatorId,
+    originator_did: t.originatorDid,
+    beneficiary_id: t.beneficiaryId,
+    beneficiary_vasp_id: t.beneficiaryVaspId,
+    beneficiary_did: t.beneficiaryDid,
+    asset: t.asset,
+    asset_decimals: t.assetDecimals,
+    amount: t.amount,
+    origin_address: t.origin,
+    destination_address: t.destination,
+    tx_hash: t.txHash,
+    notification_email: t.notificationEmail,
+    sealed_pii: sealedPii.toString('base64'),
+    delivery_id: randomUUID(),
+    message_id: newMessageId(),
+    channel: m.channel,
+    event: m.event,
+    recipient_id: m.channel === 'webhook' ? m.organizationId : null,
+    email_to: m.channel === 'email' ? m.emailTo : null,
+    payload: m.payload,
+  }));
   await q.query(
-    `INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
-       beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
-       destination_address, tx_hash, notification_email, sealed_pii)
-     VALUES ($1, $2, 'NEW', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-    [
-      t.ref,
-      t.protocol,
-      t.originatorId,
-      t.originatorDid,
-      t.beneficiaryId,
-      t.beneficiaryVaspId,
-      t.beneficiaryDid,
-      t.asset,
-      t.assetDecimals,
-      t.amount,
-      t.origin,
-      t.destination,
-      t.txHash,
-      t.notificationEmail,
-      sealedPii,
-    ],
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
+         ref uuid, protocol text, originator_id uuid, originator_did text, beneficiary_id uuid,
+         beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
+         origin_address text, destination_address text, tx_hash text, notification_email text,
+         sealed_pii text, delivery_id uuid, message_id text, channel text, event text,
+         recipient_id uuid, email_to text, payload jsonb)
+     ), t AS (
+       INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
+         beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
+         destination_address, tx_hash, notification_email, sealed_pii)
+       SELECT ref, protocol, 'NEW', originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
+         beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
+         notification_email, decode(sealed_pii, 'base64')
+       FROM input
+     ), h AS (
+       INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
+       SELECT ref, 'NEW', originator_id, originator_did FROM input
+     ), d AS (
+       INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload)
+       SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload FROM input
+     )
+     SELECT pg_notify('${OUTBOX_CHANNEL}', '')`,
+    [JSON.stringify(input)],
   );
 }
 

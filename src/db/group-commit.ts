@@ -1,0 +1,53 @@
+/**
+ * Group commit: concurrent callers' rows are written by one statement instead of one each.
+ * While a batch is being written, new submissions queue; when it finishes, everything queued
+ * goes out together (no timer, so a lone request waits for nothing). A failed batch is
+ * retried row by row, so one bad row fails only its own caller.
+ */
+export class GroupCommit<T> {
+  private readonly queue: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<void>,
+    private readonly options: { maxBatch: number; maxConcurrent: number },
+  ) {}
+
+  submit(item: T): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump() {
+    while (this.running < this.options.maxConcurrent && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.options.maxBatch);
+      this.running++;
+      this.flush(batch).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  private async flush(batch: typeof this.queue) {
+    try {
+      await this.write(batch.map((b) => b.item));
+      for (const b of batch) b.resolve();
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]!.reject(err);
+        return;
+      }
+      for (const b of batch) {
+        try {
+          await this.write([b.item]);
+          b.resolve();
+        } catch (single) {
+          b.reject(single);
+        }
+      }
+    }
+  }
+}
