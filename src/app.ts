@@ -12,6 +12,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
+import { cspHeader, DOCS_CSP, dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
@@ -83,7 +84,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   });
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
-  const transactions = new TransactionService(db, secrets.masterKey);
+  const transactions = new TransactionService(db, secrets.masterKey, directory.lookups);
   const assets = loadAssetTable(config.assetTableFile);
   const registry = createRegistry();
   const deliveries = createDeliveries({
@@ -96,6 +97,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     joinUrl: () => config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
   });
   app.addHook('onClose', () => deliveries.close());
+  const unwatchDirectory = await directory.watch();
+  app.addHook('onClose', () => unwatchDirectory());
 
   registerProblemHandlers(app);
   app.addSchema(Problem);
@@ -122,7 +125,11 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (doc) => documentPii('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: false },
+    staticCSP: cspHeader(DOCS_CSP),
+  });
   if (config.rateLimit > 0) {
     await app.register(rateLimit, {
       max: config.rateLimit,
@@ -176,6 +183,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   adminOperationsRoutes(app, db);
   transactionRoutes(app, transactions, assets);
   deliveries.registerRoutes(app);
+  await dashboardRoutes(app);
 
   return { app, directory, transactions, deliveries };
 }

@@ -16,7 +16,7 @@ const noDatabase: Database = {
   query: unused,
   exec: unused,
   transaction: unused,
-  listen: unused,
+  listen: async () => async () => {},
   close: async () => {},
 };
 

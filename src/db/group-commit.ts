@@ -1,12 +1,14 @@
 /**
  * Group commit: concurrent callers' rows are written by one statement instead of one each.
- * While a batch is being written, new submissions queue; when it finishes, everything queued
- * goes out together (no timer, so a lone request waits for nothing). A failed batch is
- * retried row by row, so one bad row fails only its own caller.
+ * A flush starts on the next turn of the event loop (setImmediate), after every request
+ * whose bytes already arrived has been parsed and has submitted its row; while a batch is
+ * being written, new submissions queue for the next one. A lone request waits for nothing
+ * but that one turn. A failed batch is retried row by row, so a bad row fails only its caller.
  */
 export class GroupCommit<T> {
   private readonly queue: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private running = 0;
+  private scheduled = false;
 
   constructor(
     private readonly write: (items: T[]) => Promise<void>,
@@ -16,7 +18,13 @@ export class GroupCommit<T> {
   submit(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      this.pump();
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.pump();
+        });
+      }
     });
   }
 

@@ -14,6 +14,7 @@ import { validateEndpointUrl } from '../deliveries/ssrf.js';
 import { AppError, type FieldProblem, notFound, validationFailed } from '../http/errors.js';
 import { isDid } from '../transactions/amount.js';
 import { generateApiKey, hashApiKey } from './api-keys.js';
+import { DirectoryCache } from './cache.js';
 import type { CreateOrganization, Organization, UpdateOrganization } from './schemas.js';
 import * as store from './store.js';
 
@@ -23,6 +24,8 @@ export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export type Actor = 'operator' | `org:${string}`;
 
 export class DirectoryService {
+  private readonly cache = new DirectoryCache();
+
   constructor(
     private readonly db: Database,
     private readonly masterKey: Buffer,
@@ -99,7 +102,7 @@ export class DirectoryService {
   async createApiKey(organizationId: string, actor: Actor): Promise<{ apiKey: string; keyId: string }> {
     const key = generateApiKey();
     const keyId = randomUUID();
-    await this.db.transaction(async (tx) => {
+    await this.write(async (tx) => {
       if (!(await store.findOrganization(tx, organizationId))) throw notFound('The organization');
       await store.insertApiKey(tx, { id: keyId, organizationId, ...key });
       await recordAudit(tx, {
@@ -120,7 +123,7 @@ export class DirectoryService {
 
   /** Revokes a key. With `ownerId`, only a key of that organization may be revoked. */
   async revokeApiKey(keyId: string, actor: Actor, ownerId?: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
+    await this.write(async (tx) => {
       const keys = ownerId ? await store.listApiKeys(tx, ownerId) : undefined;
       if (keys && !keys.some((k) => k.keyId === keyId)) throw notFound('The API key');
       const revoked = await store.revokeApiKey(tx, keyId);
@@ -154,7 +157,7 @@ export class DirectoryService {
   async rotateWebhookSecret(organizationId: string, actor: Actor) {
     const webhookSecret = generateWebhookSecret();
     const until = new Date(Date.now() + SECRET_OVERLAP_MS);
-    await this.db.transaction(async (tx) => {
+    await this.write(async (tx) => {
       if (!(await store.findOrganization(tx, organizationId))) throw notFound('The organization');
       await store.expireWebhookSecrets(tx, organizationId, until);
       await store.insertWebhookSecret(tx, {
@@ -174,15 +177,30 @@ export class DirectoryService {
 
   /** The secrets that sign a delivery to this org right now, newest first. */
   async webhookSecrets(organizationId: string): Promise<string[]> {
-    const sealed = await store.activeWebhookSecrets(this.db, organizationId);
-    return sealed.map((s) => openPii(this.masterKey, secretContext(organizationId), s));
+    const secrets = await this.cache.get(`secrets:${organizationId}`, async () => {
+      const sealed = await store.activeWebhookSecrets(this.db, organizationId);
+      return sealed.map((s) => openPii(this.masterKey, secretContext(organizationId), s));
+    });
+    return secrets ?? [];
   }
 
-  async authenticate(apiKey: string): Promise<{ keyId: string; organizationId: string } | undefined> {
-    return store.findActiveKey(this.db, hashApiKey(apiKey));
+  authenticate(apiKey: string): Promise<{ keyId: string; organizationId: string } | undefined> {
+    const hash = hashApiKey(apiKey);
+    return this.cache.get(`key:${hash.toString('base64')}`, () => store.findActiveKey(this.db, hash));
   }
 
-  /** A write that may collide on the unique vaspDid. */
+  /** Cached look-ups for the hot path (initiation). */
+  readonly lookups = {
+    byId: (id: string) => this.cache.get(`org:${id}`, () => store.findOrganization(this.db, id)),
+    byDid: (did: string) => this.cache.get(`did:${did}`, () => store.findOrganizationByDid(this.db, did)),
+  };
+
+  /** Drops cached directory data whenever any hub process changes the directory. */
+  async watch(): Promise<() => Promise<void>> {
+    return this.db.listen('hub_directory', () => this.cache.clear());
+  }
+
+  /** Every directory write: one transaction, the cache cleared at commit; vaspDid collisions → 409. */
   private async write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     try {
       return await this.db.transaction(fn);
@@ -193,6 +211,8 @@ export class DirectoryService {
         ]);
       }
       throw err;
+    } finally {
+      this.cache.clear();
     }
   }
 
