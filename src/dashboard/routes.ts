@@ -1,0 +1,84 @@
+/**
+ * Serves the compliance dashboard (ui/, built by Vite into ui/dist) at /ui/, under a strict
+ * Content-Security-Policy: everything from this origin only, no inline script or style, no
+ * framing. The page is just another API client: it talks to /v1 with the typed client and
+ * keeps the API key in session storage, so nothing here knows about keys.
+ * /docs (swagger-ui, registered by app.ts) needs inline styles and data: images, so it gets
+ * its own, looser policy (DOCS_CSP), applied only there.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import { AppError } from '../http/errors.js';
+import type { HubApp } from '../http/types.js';
+
+/** ui/dist, from src/dashboard (tsx) and dist/dashboard (compiled) alike. */
+export const DASHBOARD_DIR = fileURLToPath(new URL('../../ui/dist/', import.meta.url));
+
+export const DASHBOARD_CSP = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'"],
+  'font-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"],
+};
+
+/** swagger-ui's policy: same origin, plus the inline styles and data: images it renders. */
+export const DOCS_CSP = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:'],
+  'connect-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'self'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
+export async function dashboardRoutes(app: HubApp, dir = DASHBOARD_DIR) {
+  // Encapsulated: helmet's headers apply to the dashboard's routes only, not to every API call.
+  await app.register(async (ui) => {
+    await ui.register(helmet, {
+      global: true,
+      contentSecurityPolicy: { useDefaults: false, directives: DASHBOARD_CSP },
+      strictTransportSecurity: false,
+      referrerPolicy: { policy: 'no-referrer' },
+    });
+    ui.get('/ui', { schema: { hide: true } }, (_request, reply) => reply.redirect('/ui/'));
+    if (!existsSync(`${dir}index.html`)) {
+      const notBuilt = async () => {
+        throw new AppError('UNAVAILABLE', 'The dashboard is not built; run `npm run build`.');
+      };
+      ui.get('/ui/', { schema: { hide: true } }, notBuilt);
+      ui.get('/ui/*', { schema: { hide: true } }, notBuilt);
+      return;
+    }
+    await ui.register(fastifyStatic, {
+      root: dir,
+      prefix: '/ui/',
+      index: 'index.html',
+      // Vite names assets by content hash: cache them for good, revalidate the page itself.
+      cacheControl: false,
+      setHeaders(reply, path) {
+        reply.header(
+          'cache-control',
+          path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  });
+}
+
+/** The policy as a header value (for swagger-ui's `staticCSP`). */
+export function cspHeader(directives: Record<string, string[]>): string {
+  return Object.entries(directives)
+    .map(([k, v]) => `${k} ${v.join(' ')}`)
+    .join('; ');
+}
