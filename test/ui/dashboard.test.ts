@@ -1,0 +1,371 @@
+/**
+ * The compliance dashboard end to end, in headless Chromium against a real hub (PGlite) whose
+ * delivery worker posts webhooks to a real receiver on 127.0.0.1: a MAIN transaction arrives in
+ * the beneficiary's inbox, the originator confirms it, the beneficiary reads the personal data
+ * and declines, the originator sees why, a failed webhook is redelivered, the operator verifies
+ * an organization. Screenshots of each main page go to docs/screenshots/.
+ * The steps share one hub and run in order.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { type OrgFixture, startHub, type TestHub } from '../harness.js';
+import { eventually, Receiver } from '../support/receiver.js';
+import { mainRequest, notifyRequest } from '../support/requests.js';
+import { browserProblem, ensureDashboardBuilt, launchChromium, SCREENSHOTS } from './browser.js';
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const skip = browserProblem();
+
+describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240_000 }, () => {
+  let hub: TestHub;
+  let browser: Browser;
+  let receiver: Receiver;
+  let alpha: OrgFixture; // originator
+  let beta: OrgFixture; // beneficiary
+  let gamma: OrgFixture; // waiting to be verified
+  let ref: string;
+  let alphaPage: Page;
+  let betaPage: Page;
+  const requested: string[] = [];
+  const consoleErrors: string[] = [];
+  const keysSeen: string[] = [];
+
+  before(async () => {
+    ensureDashboardBuilt();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    [hub, browser, receiver] = await Promise.all([startHub('pglite'), launchChromium(), Receiver.start()]);
+    alpha = await hub.createOrg({
+      name: 'Alpha Exchange',
+      vaspDid: 'did:web:alpha-exchange.example',
+      travelEndpoint: `${receiver.url}/alpha`,
+      organizationType: 'verified',
+    });
+    beta = await hub.createOrg({
+      name: 'Beta Custody',
+      vaspDid: 'did:web:beta-custody.example',
+      travelEndpoint: `${receiver.url}/beta`,
+      organizationType: 'verified',
+    });
+    gamma = await hub.createOrg({ name: 'Gamma Markets', vaspDid: 'did:web:gamma-markets.example' });
+    keysSeen.push(alpha.apiKey, beta.apiKey, gamma.apiKey, hub.adminKey);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await hub?.destroy();
+  });
+
+  /** A fresh browser context (its own session storage), signed in with `key`. */
+  async function signedIn(key: string, viewport = DESKTOP, frozenClock = false): Promise<Page> {
+    const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    if (frozenClock) await page.clock.install();
+    page.on('request', (r) => requested.push(r.url()));
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${hub.url}/ui/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    return page;
+  }
+
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const statusOf = async (key: string, transactionRef: string) =>
+    (await hub.request('GET', `/v1/transactions/${transactionRef}`, { key })).body.status;
+
+  it('shows the sign-in page and refuses an unknown key', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
+    const page = await context.newPage();
+    page.on('request', (r) => requested.push(r.url()));
+    await page.goto(`${hub.url}/ui`);
+    await page.getByRole('heading', { name: 'Compliance dashboard' }).waitFor();
+    await shot(page, 'sign-in');
+    await page.getByLabel('API key').fill(`trh_${'x'.repeat(43)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/unknown or has been revoked/)
+      .waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    await context.close();
+  });
+
+  it('signs in and sees a MAIN transaction arrive in the beneficiary’s inbox', async () => {
+    betaPage = await signedIn(beta.apiKey);
+    await betaPage.getByRole('heading', { name: 'Inbox' }).waitFor();
+    await betaPage.getByText('No transactions yet').waitFor();
+    assert.equal(await betaPage.evaluate(() => sessionStorage.length), 1, 'the key is in session storage');
+
+    // An earlier, already notified transaction and a NOTIFY one, so the pages have some history.
+    const res = await hub.request('POST', '/v1/transactions/initiate', {
+      key: alpha.apiKey,
+      body: mainRequest(beta.vaspDid, 'Muster'),
+    });
+    assert.equal(res.status, 200, res.text);
+    ref = res.body.transactionRef;
+    await hub.request('POST', '/v1/transactions/initiate', {
+      key: alpha.apiKey,
+      body: notifyRequest('5b0e7c3e-6c1e-4a55-9a57-0f4c1d2e3f40'),
+    });
+
+    // Live refresh: the row appears without a reload, and moves on once `received` is acknowledged.
+    const row = betaPage
+      .getByRole('row')
+      .filter({ has: betaPage.getByRole('link', { name: `Transaction ${ref}` }) });
+    await row.waitFor({ timeout: 15_000 });
+    await receiver.waitFor((r) => r.to('/beta/v1/notify/received').length > 0, 10_000, 'received webhook');
+    await row.getByText('Receiver notified').waitFor({ timeout: 15_000 });
+    assert.match((await row.textContent()) ?? '', /Alpha Exchange/);
+    await shot(betaPage, 'inbox');
+  });
+
+  it('lets the originator confirm it from its outbox, offering no beneficiary action', async () => {
+    alphaPage = await signedIn(alpha.apiKey);
+    await alphaPage.getByRole('link', { name: 'Outbox' }).click();
+    await alphaPage.getByRole('heading', { name: 'Outbox' }).waitFor();
+    await alphaPage.getByRole('link', { name: `Transaction ${ref}` }).click();
+    await alphaPage.getByRole('heading', { name: /MAIN transaction/ }).waitFor();
+    await alphaPage.getByText('You are the originator.').waitFor();
+    assert.equal(await alphaPage.getByRole('button', { name: 'Decline transaction' }).count(), 0);
+    await alphaPage.getByRole('button', { name: 'Confirm transaction' }).click();
+    await alphaPage
+      .getByRole('status')
+      .getByText(/Confirmed\./)
+      .waitFor();
+    await alphaPage.getByRole('button', { name: 'Confirm transaction' }).waitFor({ state: 'detached' });
+    assert.equal(await statusOf(alpha.apiKey, ref), 'CONFIRMED');
+  });
+
+  it('lets the beneficiary read the personal data and decline with a category', async () => {
+    await betaPage.getByRole('link', { name: `Transaction ${ref}` }).click();
+    await betaPage.getByText('You are the beneficiary.').waitFor();
+    await betaPage.getByRole('button', { name: 'Show personal data' }).click();
+    const originator = betaPage.getByRole('region', { name: 'Originator personal data' });
+    await originator.getByRole('heading', { name: /Erika Muster/ }).waitFor();
+    await originator.getByText('Heidestrasse 17').waitFor();
+    await originator.getByText('Germany (DE)').first().waitFor();
+    await originator.getByText('C01X00T47').waitFor();
+    const audited = await hub.db.query(
+      "SELECT count(*)::int AS n FROM audit_events WHERE action = 'transaction.pii_read' AND subject_id = $1",
+      [ref],
+    );
+    assert.equal(audited[0]!.n, 1, 'the read is in the audit trail');
+
+    // The declined webhook to the originator will fail every attempt (one try plus three retries).
+    receiver.script('/alpha/v1/notify/declined', 500, 500, 500, 500);
+    const decline = betaPage.getByRole('button', { name: 'Decline transaction' });
+    assert.equal(await decline.isDisabled(), true, 'a category and a description are required');
+    await betaPage.getByLabel('Reason').selectOption('SANCTIONS_MATCH');
+    await betaPage.getByLabel('Description').fill('Beneficiary name matches a sanctions list entry.');
+    await shot(betaPage, 'transaction-beneficiary');
+    await decline.click();
+    await betaPage.getByRole('note', { name: 'Decline reason' }).waitFor();
+    assert.equal(await statusOf(beta.apiKey, ref), 'DECLINED');
+  });
+
+  it('shows the originator DECLINED and the reason, with no action left', async () => {
+    const reason = alphaPage.getByRole('note', { name: 'Decline reason' });
+    await reason.waitFor({ timeout: 15_000 }); // by polling, no reload
+    assert.match((await reason.textContent()) ?? '', /Sanctions match/);
+    assert.match((await reason.textContent()) ?? '', /matches a sanctions list entry/);
+    await alphaPage.locator('.page-head').getByText('Declined').waitFor();
+    await alphaPage.getByText('The transaction is declined; nothing more can happen to it.').waitFor();
+    for (const name of ['Confirm transaction', 'Share hash', 'Decline transaction']) {
+      assert.equal(await alphaPage.getByRole('button', { name }).count(), 0, name);
+    }
+    await shot(alphaPage, 'transaction-originator');
+  });
+
+  it('redelivers a failed webhook from the delivery health page', async () => {
+    await eventually(async () => {
+      const r = await hub.request('GET', '/v1/webhooks/deliveries?status=FAILED', { key: alpha.apiKey });
+      return r.body.deliveries.length === 1;
+    }, 'the declined webhook to fail');
+    await alphaPage.getByRole('link', { name: 'Delivery health' }).click();
+    const failed = alphaPage.getByRole('article', { name: 'declined webhook, failed' });
+    await failed.waitFor();
+    assert.equal(
+      await failed.locator('tbody tr').filter({ hasText: 'HTTP 500' }).count(),
+      4,
+      'every attempt',
+    );
+    await shot(alphaPage, 'delivery-health');
+    await failed.getByRole('button', { name: 'Redeliver' }).click();
+    await receiver.waitFor(
+      (r) => r.to('/alpha/v1/notify/declined').some((x) => x.answered === 200),
+      10_000,
+      'the redelivered webhook',
+    );
+    await alphaPage.getByText('No failed delivery').waitFor({ timeout: 15_000 });
+    const delivered = await hub.request('GET', `/v1/webhooks/deliveries?transactionRef=${ref}`, {
+      key: alpha.apiKey,
+    });
+    assert.equal(delivered.body.deliveries[0].status, 'DELIVERED');
+  });
+
+  it('shows a 409 plainly when the counterparty’s move beat the page', async () => {
+    const second = await hub.request('POST', '/v1/transactions/initiate', {
+      key: alpha.apiKey,
+      body: mainRequest(beta.vaspDid),
+    });
+    const secondRef = second.body.transactionRef;
+    await eventually(
+      async () => (await statusOf(alpha.apiKey, secondRef)) === 'RECEIVER_NOTIFIED',
+      'the second transaction to be notified',
+    );
+    // This page's clock stands still, so it does not poll and keeps offering what it loaded.
+    const page = await signedIn(alpha.apiKey, DESKTOP, true);
+    await page.goto(`${hub.url}/ui/#/tx/${secondRef}`);
+    const confirm = page.getByRole('button', { name: 'Confirm transaction' });
+    await confirm.waitFor();
+    const elsewhere = await hub.request('POST', '/v1/transactions/confirm', {
+      key: alpha.apiKey,
+      body: { transactionRef: secondRef },
+    });
+    assert.equal(elsewhere.status, 200, elsewhere.text);
+    await confirm.click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Not possible now:' });
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? '', /CONFIRMED/);
+    await confirm.waitFor({ state: 'detached' }); // the page reloaded the current state
+    await page.context().close();
+  });
+
+  it('manages the organization’s settings: test event, secret rotation, keys', async () => {
+    await betaPage.getByRole('link', { name: 'Settings' }).click();
+    await betaPage.getByRole('heading', { name: 'Settings' }).waitFor();
+    assert.equal(await betaPage.getByLabel('Travel endpoint').inputValue(), `${receiver.url}/beta`);
+
+    await betaPage.getByRole('button', { name: 'Send test event' }).click();
+    await betaPage.getByText('Delivered.').waitFor();
+    assert.equal(receiver.to('/beta/v1/notify/ping').length, 1);
+
+    await betaPage.getByRole('button', { name: 'Create API key' }).click();
+    const created = await betaPage.getByLabel('New API key').inputValue();
+    assert.match(created, /^trh_/);
+    keysSeen.push(created);
+    assert.equal((await hub.request('GET', '/v1/organizations/me', { key: created })).status, 200);
+    assert.equal(
+      await betaPage.getByRole('button', { name: /^Revoke key/ }).count(),
+      1,
+      'not the key in use',
+    );
+
+    await betaPage.getByRole('button', { name: 'Rotate secret' }).click();
+    await betaPage.getByRole('button', { name: 'Yes, rotate' }).click();
+    assert.match(await betaPage.getByLabel('New webhook secret').inputValue(), /^whsec_/);
+    await shot(betaPage, 'settings');
+
+    await betaPage.getByRole('button', { name: /^Revoke key/ }).click();
+    await betaPage.getByText(/^revoked/).waitFor();
+    assert.equal((await hub.request('GET', '/v1/organizations/me', { key: created })).status, 401);
+
+    await betaPage.getByLabel('Public key (PEM)').fill('not a key');
+    await betaPage.getByRole('button', { name: 'Save' }).click();
+    await betaPage.locator('#public-key-error').waitFor();
+    assert.equal(await betaPage.getByLabel('Public key (PEM)').getAttribute('aria-invalid'), 'true');
+  });
+
+  it('lets the operator see the hub’s counters and verify an organization', async () => {
+    const op = await signedIn(hub.adminKey);
+    await op.getByRole('heading', { name: 'Hub overview' }).waitFor();
+    const declined = op.locator('.counter').filter({ hasText: 'Declined' });
+    assert.equal(((await declined.locator('.counter-value').textContent()) ?? '').trim(), '1');
+    await shot(op, 'operator-overview');
+
+    await op.getByRole('link', { name: 'Organizations' }).click();
+    await op.getByRole('button', { name: 'Verify Gamma Markets' }).click();
+    await op.getByRole('button', { name: 'Unverify Gamma Markets' }).waitFor();
+    const entry = await hub.admin('GET', `/v1/admin/organizations/${gamma.id}`);
+    assert.equal(entry.body.organizationType, 'verified');
+    await shot(op, 'operator-organizations');
+
+    await op.getByRole('link', { name: 'NOTIFY e-mails' }).click();
+    await op.getByText('compliance@unlisted-exchange.example').waitFor();
+    await op.getByText(/No SMTP server is configured/).waitFor();
+    await shot(op, 'operator-emails');
+
+    await op.getByRole('button', { name: 'Sign out' }).click();
+    await op.getByRole('heading', { name: 'Compliance dashboard' }).waitFor();
+    assert.equal(await op.evaluate(() => sessionStorage.length), 0, 'signing out forgets the key');
+  });
+
+  it('works at phone width without sideways scrolling', async () => {
+    const phone = await signedIn(beta.apiKey, PHONE);
+    await phone.getByRole('link', { name: `Transaction ${ref}` }).waitFor();
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+    await shot(phone, 'phone-inbox');
+    await phone.getByRole('link', { name: `Transaction ${ref}` }).click();
+    await phone.getByRole('heading', { name: /MAIN transaction/ }).waitFor();
+    const overflowTx = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflowTx <= 0, `the transaction page is ${overflowTx}px wider than the screen`);
+    await shot(phone, 'phone-transaction');
+  });
+
+  it('serves the page under a strict Content-Security-Policy and loads nothing from elsewhere', async () => {
+    const res = await fetch(`${hub.url}/ui/`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    for (const directive of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "connect-src 'self'",
+      "object-src 'none'",
+      "frame-ancestors 'none'",
+    ]) {
+      assert.ok(csp.includes(directive), `${directive} in ${csp}`);
+    }
+    assert.ok(!csp.includes('unsafe'), csp);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    const asset = (await res.text()).match(/src="(\/ui\/assets\/[^"]+\.js)"/)?.[1];
+    assert.ok(asset);
+    const js = await fetch(`${hub.url}${asset}`);
+    assert.match(js.headers.get('cache-control') ?? '', /immutable/);
+
+    assert.ok(requested.length > 20);
+    const foreign = requested.filter((url) => !url.startsWith(`${hub.url}/`));
+    assert.deepEqual(foreign, [], 'every request goes to the hub itself');
+    assert.deepEqual(
+      consoleErrors.filter((e) => /Content.Security.Policy|Refused to/i.test(e)),
+      [],
+      'no CSP violation',
+    );
+  });
+
+  it('keeps /docs working under its own policy', async () => {
+    const res = await fetch(`${hub.url}/docs/static/index.html`);
+    assert.equal(res.status, 200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/);
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(`${hub.url}/docs`);
+    await page.getByText('Travel Rule Hub API').first().waitFor();
+    assert.deepEqual(
+      errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e)),
+      [],
+    );
+    await context.close();
+  });
+
+  it('never puts an API key in a URL or in the logs', () => {
+    for (const key of keysSeen) {
+      assert.ok(!requested.some((url) => url.includes(key)), 'no key in a URL');
+      assert.ok(!hub.allLogs().includes(key), 'no key in the logs');
+    }
+  });
+});

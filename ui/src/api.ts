@@ -1,0 +1,74 @@
+/**
+ * The dashboard's only way to the hub: the typed client generated from the hub's OpenAPI
+ * document (src/client), on this origin. The API key lives in session storage (this tab
+ * only, gone when it closes or on sign-out) and travels only in the x-api-key header.
+ */
+import {
+  type components,
+  createHubClient,
+  type HubClient,
+  HubProblem,
+  type paths,
+  unwrap,
+} from '../../src/client/index.js';
+
+export type Schemas = components['schemas'];
+export type { HubClient };
+export { HubProblem, unwrap };
+
+const STORAGE_KEY = 'trh.dashboard.apiKey';
+
+export function storedKey(): string | null {
+  return sessionStorage.getItem(STORAGE_KEY);
+}
+
+export function storeKey(key: string): void {
+  sessionStorage.setItem(STORAGE_KEY, key);
+}
+
+export function forgetKey(): void {
+  sessionStorage.removeItem(STORAGE_KEY);
+}
+
+export function clientFor(apiKey: string): HubClient {
+  return createHubClient({ baseUrl: window.location.origin, apiKey });
+}
+
+/** A readable sentence for any failure: the hub's problem detail, or what went wrong on the way. */
+export function describeError(err: unknown): string {
+  if (err instanceof HubProblem) {
+    const fields = err.problem.errors?.map((e) => `${e.path || 'body'}: ${e.message}`) ?? [];
+    return [err.problem.detail, ...fields].join(' ');
+  }
+  if (err instanceof TypeError) return 'The hub did not answer. Check the connection and try again.';
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Field problems of a 400 answer by field name (`/publicKey` → `publicKey`). */
+export function fieldErrors(err: unknown): Record<string, string> {
+  if (!(err instanceof HubProblem)) return {};
+  const out: Record<string, string> = {};
+  for (const e of err.problem.errors ?? []) {
+    const field = e.path.split('/')[1];
+    if (field && !out[field]) out[field] = e.message;
+  }
+  return out;
+}
+
+type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+type Ok<Op> = Op extends { responses: infer R } ? Json<R[200 & keyof R]> | Json<R[201 & keyof R]> : never;
+type GetOf<P extends keyof paths> = paths[P] extends { get: infer Op } ? Ok<Op> : never;
+type PostOf<P extends keyof paths> = paths[P] extends { post: infer Op } ? Ok<Op> : never;
+
+export type Organization = GetOf<'/v1/organizations/me'>;
+export type TransactionSummary = GetOf<'/v1/transactions'>['transactions'][number];
+export type Transaction = GetOf<'/v1/transactions/{transactionRef}'>;
+export type TransactionStatus = Transaction['status'];
+export type Delivery = GetOf<'/v1/webhooks/deliveries'>['deliveries'][number];
+export type Email = GetOf<'/v1/admin/emails'>['emails'][number];
+export type HubStats = GetOf<'/v1/admin/stats'>;
+export type MyApiKey = GetOf<'/v1/organizations/me/api-keys'>['apiKeys'][number];
+export type ApiKeyInfo = GetOf<'/v1/admin/organizations/{id}/api-keys'>['apiKeys'][number];
+export type TestEventResult = PostOf<'/v1/organizations/me/test-event'>;
+export type CreatedOrganization = PostOf<'/v1/admin/organizations'>;
+export type RotatedSecret = PostOf<'/v1/organizations/me/webhook-secret'>;

@@ -1,0 +1,176 @@
+/**
+ * The shell: sign-in, then the participant's or the operator's views under one header and
+ * navigation. Route changes move focus to the new page's heading (views put it there).
+ */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { forgetKey, storedKey, storeKey } from './api.js';
+import { useRoute } from './router.js';
+import { AnnounceContext, type Session, SessionContext, signIn } from './session.js';
+import { DeliveryHealth } from './views/deliveries.js';
+import { OperatorEmails } from './views/operator-emails.js';
+import { OperatorOrganization } from './views/operator-organization.js';
+import { OperatorOrganizations } from './views/operator-organizations.js';
+import { OperatorOverview } from './views/operator-overview.js';
+import { Settings } from './views/settings.js';
+import { SignIn } from './views/sign-in.js';
+import { TransactionPage } from './views/transaction.js';
+import { TransactionList } from './views/transactions.js';
+
+interface NavItem {
+  route: string;
+  label: string;
+}
+
+const ORG_NAV: NavItem[] = [
+  { route: 'inbox', label: 'Inbox' },
+  { route: 'outbox', label: 'Outbox' },
+  { route: 'deliveries', label: 'Delivery health' },
+  { route: 'settings', label: 'Settings' },
+];
+
+const OPERATOR_NAV: NavItem[] = [
+  { route: 'overview', label: 'Overview' },
+  { route: 'organizations', label: 'Organizations' },
+  { route: 'emails', label: 'NOTIFY e-mails' },
+];
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [restoring, setRestoring] = useState(() => storedKey() !== null);
+  const [signedOutReason, setSignedOutReason] = useState<string | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+
+  const signOut = useCallback((reason: string | null = null) => {
+    forgetKey();
+    setSession(null);
+    setSignedOutReason(reason);
+    if (window.location.hash) history.replaceState(null, '', window.location.pathname);
+  }, []);
+
+  const start = useCallback(
+    async (key: string) => {
+      const s = await signIn(key, () => signOut('The hub no longer accepts this key; sign in again.'));
+      storeKey(key);
+      setSignedOutReason(null);
+      setSession(s);
+    },
+    [signOut],
+  );
+
+  useEffect(() => {
+    const key = storedKey();
+    if (!key) return;
+    start(key)
+      .catch(() => forgetKey())
+      .finally(() => setRestoring(false));
+  }, [start]);
+
+  const announce = useCallback((message: string) => {
+    // Clearing first makes screen readers repeat an identical message.
+    setAnnouncement('');
+    window.setTimeout(() => setAnnouncement(message), 50);
+  }, []);
+
+  return (
+    <AnnounceContext.Provider value={announce}>
+      <div class="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </div>
+      {restoring ? (
+        <p class="muted center">Signing in…</p>
+      ) : session ? (
+        <SessionContext.Provider value={session}>
+          <Shell session={session} onSignOut={() => signOut()} />
+        </SessionContext.Provider>
+      ) : (
+        <SignIn onSignIn={start} notice={signedOutReason} />
+      )}
+    </AnnounceContext.Provider>
+  );
+}
+
+function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const nav = session.kind === 'operator' ? OPERATOR_NAV : ORG_NAV;
+  const section = route[0] ?? nav[0]!.route;
+  const who = session.kind === 'operator' ? 'Hub operator' : `${session.me.name} · ${session.me.vaspDid}`;
+
+  return (
+    <div class="shell">
+      <button type="button" class="skip-link" onClick={() => main.current?.focus()}>
+        Skip to content
+      </button>
+      <header class="topbar">
+        <div class="brand">
+          <span class="logo" aria-hidden="true" />
+          <span>Travel Rule Hub</span>
+        </div>
+        <p class="who">
+          <span class="sr-only">Signed in as </span>
+          {who}
+        </p>
+        <button type="button" class="secondary on-dark" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <nav class="tabs" aria-label="Main">
+        <ul>
+          {nav.map((item) => (
+            <li key={item.route}>
+              <a href={`#/${item.route}`} aria-current={section === item.route ? 'page' : undefined}>
+                {item.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main ref={main} id="main" tabIndex={-1}>
+        {session.kind === 'operator' ? <OperatorRoutes route={route} /> : <OrgRoutes route={route} />}
+      </main>
+    </div>
+  );
+}
+
+function OrgRoutes({ route }: { route: string[] }) {
+  switch (route[0]) {
+    case undefined:
+    case 'inbox':
+      return <TransactionList party="beneficiary" />;
+    case 'outbox':
+      return <TransactionList party="originator" />;
+    case 'tx':
+      return route[1] ? <TransactionPage key={route[1]} transactionRef={route[1]} /> : <NotFound />;
+    case 'deliveries':
+      return <DeliveryHealth />;
+    case 'settings':
+      return <Settings />;
+    default:
+      return <NotFound />;
+  }
+}
+
+function OperatorRoutes({ route }: { route: string[] }) {
+  switch (route[0]) {
+    case undefined:
+    case 'overview':
+      return <OperatorOverview />;
+    case 'organizations':
+      return route[1] ? <OperatorOrganization key={route[1]} id={route[1]} /> : <OperatorOrganizations />;
+    case 'emails':
+      return <OperatorEmails />;
+    default:
+      return <NotFound />;
+  }
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1 tabIndex={-1}>Page not found</h1>
+      <p>
+        There is no such page. <a href="#/">Go to the start page</a>.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,134 @@
+/** Webhook deliveries with every attempt (status code, latency, error) and, when FAILED, redelivery. */
+import { useState } from 'preact/hooks';
+import { type Delivery, unwrap } from '../api.js';
+import { shortRef } from '../format.js';
+import { href } from '../router.js';
+import { useAnnounce, useOrg } from '../session.js';
+import { ErrorNote, StatusBadge, TableWrap, Time } from './ui.js';
+
+export function DeliveryList({
+  deliveries,
+  onChange,
+  showTransaction = false,
+}: {
+  deliveries: Delivery[];
+  onChange: () => void;
+  showTransaction?: boolean;
+}) {
+  return (
+    <ul class="deliveries">
+      {deliveries.map((d) => (
+        <li key={d.id}>
+          <DeliveryItem delivery={d} onChange={onChange} showTransaction={showTransaction} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function DeliveryItem({
+  delivery: d,
+  onChange,
+  showTransaction,
+}: {
+  delivery: Delivery;
+  onChange: () => void;
+  showTransaction: boolean;
+}) {
+  const { client } = useOrg();
+  const announce = useAnnounce();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const redeliver = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await unwrap(client.POST('/v1/webhooks/deliveries/{id}/redeliver', { params: { path: { id: d.id } } }));
+      announce(`The ${d.event} webhook is queued again.`);
+      onChange();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <article class="delivery" aria-label={`${d.event} webhook, ${d.status.toLowerCase()}`}>
+      <header class="delivery-head">
+        <h3>
+          <code>{d.event}</code> webhook
+        </h3>
+        <StatusBadge status={d.status} />
+        {showTransaction && d.transactionRef ? (
+          <a class="mono" href={href('tx', d.transactionRef)}>
+            transaction {shortRef(d.transactionRef)}
+          </a>
+        ) : null}
+        {d.status === 'FAILED' ? (
+          <button type="button" onClick={redeliver} disabled={busy}>
+            {busy ? 'Queuing…' : 'Redeliver'}
+          </button>
+        ) : null}
+      </header>
+      <p class="small muted">
+        Queued <Time iso={d.createdAt} />
+        {d.deliveredAt ? (
+          <>
+            {' '}
+            · delivered <Time iso={d.deliveredAt} />
+          </>
+        ) : null}
+        {d.status === 'PENDING' && d.nextAttemptAt ? (
+          <>
+            {' '}
+            · next attempt <Time iso={d.nextAttemptAt} />
+          </>
+        ) : null}{' '}
+        · webhook-id <code>{d.messageId}</code>
+      </p>
+      {d.lastError && d.status !== 'DELIVERED' ? <p class="small">Last error: {d.lastError}</p> : null}
+      <ErrorNote error={error} prefix="Could not redeliver:" />
+      {d.attemptLog.length === 0 ? (
+        <p class="small muted">No attempt yet.</p>
+      ) : (
+        <TableWrap label={`Attempts of the ${d.event} webhook`}>
+          <table class="attempts">
+            <caption class="sr-only">Attempts, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">When</th>
+                <th scope="col">Answer</th>
+                <th scope="col" class="num">
+                  Latency
+                </th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.attemptLog.map((a, i) => (
+                <tr key={a.at}>
+                  <td>{i + 1}</td>
+                  <td>
+                    <Time iso={a.at} />
+                  </td>
+                  <td>
+                    {a.statusCode === null ? (
+                      <span class="muted">none</span>
+                    ) : (
+                      <span class={a.statusCode < 300 ? 'ok' : 'bad'}>HTTP {a.statusCode}</span>
+                    )}
+                  </td>
+                  <td class="num">{a.latencyMs} ms</td>
+                  <td>{a.error ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * Hash routes (`#/tx/<ref>`): the hub serves one static page, and nothing secret is ever in a
+ * route. Hashes that do not start with `#/` are not routes and leave the view alone.
+ */
+import { useEffect, useState } from 'preact/hooks';
+
+export function currentRoute(): string[] {
+  const hash = window.location.hash;
+  if (!hash.startsWith('#/')) return [];
+  return hash.slice(2).split('/').filter(Boolean).map(decodeURIComponent);
+}
+
+export function useRoute(): string[] {
+  const [route, setRoute] = useState(currentRoute);
+  useEffect(() => {
+    const onChange = () => {
+      if (window.location.hash === '' || window.location.hash.startsWith('#/')) setRoute(currentRoute());
+    };
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+export const href = (...parts: string[]) => `#/${parts.map(encodeURIComponent).join('/')}`;
+
+export function navigate(...parts: string[]): void {
+  window.location.hash = href(...parts);
+}

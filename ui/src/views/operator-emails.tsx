@@ -1,0 +1,150 @@
+/** NOTIFY e-mails (to exchanges outside the directory) and their delivery state, for the operator. */
+import { useEffect, useState } from 'preact/hooks';
+import { type Email, unwrap } from '../api.js';
+import { ErrorNote, Loading, StatusBadge, TableWrap, Time } from '../components/ui.js';
+import { STATUS_LABELS, shortRef } from '../format.js';
+import { useFocusOnMount, usePoll } from '../hooks.js';
+import { useSession } from '../session.js';
+import { POLL_MS } from './transactions.js';
+
+type Status = Email['status'];
+
+export function OperatorEmails() {
+  const { client } = useSession();
+  const [status, setStatus] = useState<Status | ''>('');
+  const [emails, setEmails] = useState<Email[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [smtp, setSmtp] = useState<boolean | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const heading = useFocusOnMount<HTMLHeadingElement>('emails');
+
+  const page = (cursor?: string) =>
+    unwrap(
+      client.GET('/v1/admin/emails', {
+        params: { query: { limit: '50', ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+  const load = async () => {
+    const r = await page();
+    setEmails(r.emails);
+    setNext(r.nextCursor);
+    setSmtp(r.smtpConfigured);
+    setError(null);
+  };
+  useEffect(() => {
+    setEmails(null);
+    load().catch(setError);
+  }, [status]);
+  usePoll(
+    async () => {
+      if (!next) await load(); // only while everything fits one page: don't drop what "more" loaded
+    },
+    POLL_MS,
+    [status, next],
+  );
+
+  const more = async () => {
+    if (!next || !emails) return;
+    try {
+      const r = await page(next);
+      setEmails([...emails, ...r.emails]);
+      setNext(r.nextCursor);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <section aria-labelledby="emails-heading">
+      <div class="page-head">
+        <h1 id="emails-heading" ref={heading} tabIndex={-1}>
+          NOTIFY e-mails
+        </h1>
+        <p class="muted small">Announcements of NOTIFY transfers to exchanges outside the directory.</p>
+      </div>
+      {smtp === false ? (
+        <p class="note note-info">
+          No SMTP server is configured (<code>SMTP_URL</code>): e-mails wait in the outbox until one is.
+        </p>
+      ) : null}
+      <form class="filters" aria-label="Filter e-mails" onSubmit={(e) => e.preventDefault()}>
+        <div class="field">
+          <label for="email-status">Status</label>
+          <select
+            id="email-status"
+            value={status}
+            onChange={(e) => setStatus(e.currentTarget.value as Status | '')}
+          >
+            <option value="">Any</option>
+            {(['PENDING', 'DELIVERED', 'FAILED'] as const).map((s) => (
+              <option key={s} value={s}>
+                {STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      <ErrorNote error={error} />
+      {emails === null ? (
+        <Loading what="e-mails" />
+      ) : emails.length === 0 ? (
+        <p class="empty">No NOTIFY e-mail{status ? ' in this state' : ' yet'}.</p>
+      ) : (
+        <TableWrap label="NOTIFY e-mails">
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">To</th>
+                <th scope="col">Transaction</th>
+                <th scope="col">Queued</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">
+                  Attempts
+                </th>
+                <th scope="col">Last answer</th>
+              </tr>
+            </thead>
+            <tbody>
+              {emails.map((m) => {
+                const last = m.attemptLog[m.attemptLog.length - 1];
+                return (
+                  <tr key={m.id}>
+                    <td data-label="To" class="break">
+                      {m.to}
+                    </td>
+                    <td data-label="Transaction" class="mono">
+                      {m.transactionRef ? shortRef(m.transactionRef) : '—'}
+                    </td>
+                    <td data-label="Queued">
+                      <Time iso={m.createdAt} />
+                    </td>
+                    <td data-label="Status">
+                      <StatusBadge status={m.status} />
+                    </td>
+                    <td data-label="Attempts" class="num">
+                      {m.attempts}
+                    </td>
+                    <td data-label="Last answer" class="small">
+                      {last
+                        ? `${last.statusCode ?? 'no answer'}${last.error ? ` · ${last.error}` : ''}`
+                        : m.status === 'DELIVERED'
+                          ? 'accepted'
+                          : 'not tried yet'}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {next ? (
+        <p>
+          <button type="button" class="secondary" onClick={more}>
+            Load more
+          </button>
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+/** The operator's hub-wide counters: transactions by status, the delivery queue, organizations. */
+import { useEffect, useState } from 'preact/hooks';
+import { type HubStats, unwrap } from '../api.js';
+import { ErrorNote, Loading } from '../components/ui.js';
+import { duration, STATUS_LABELS } from '../format.js';
+import { useFocusOnMount, usePoll } from '../hooks.js';
+import { useSession } from '../session.js';
+import { Counter } from './deliveries.js';
+import { POLL_MS } from './transactions.js';
+
+export function OperatorOverview() {
+  const { client } = useSession();
+  const [stats, setStats] = useState<HubStats | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+  const heading = useFocusOnMount<HTMLHeadingElement>('overview');
+
+  const load = async () => {
+    setStats(await unwrap(client.GET('/v1/admin/stats')));
+    setUpdatedAt(new Date());
+    setError(null);
+  };
+  useEffect(() => {
+    load().catch(setError);
+  }, []);
+  usePoll(() => load().catch(setError), POLL_MS, []);
+
+  const age = stats?.deliveries.oldestPendingAgeSeconds ?? null;
+  return (
+    <section aria-labelledby="overview-heading">
+      <div class="page-head">
+        <h1 id="overview-heading" ref={heading} tabIndex={-1}>
+          Hub overview
+        </h1>
+        <p class="muted small">
+          {updatedAt ? `Updated ${updatedAt.toLocaleTimeString()}; refreshes by itself.` : ''}
+        </p>
+      </div>
+      <ErrorNote error={error} />
+      {!stats ? (
+        error ? null : (
+          <Loading what="counters" />
+        )
+      ) : (
+        <>
+          <h2>Transactions by status</h2>
+          <div class="counters">
+            {(['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED', 'DECLINED'] as const).map((s) => (
+              <Counter key={s} label={STATUS_LABELS[s] ?? s} value={stats.transactionsByStatus[s]} />
+            ))}
+          </div>
+          <h2>Delivery queue</h2>
+          <div class="counters">
+            <Counter
+              label="Pending (queue depth)"
+              value={stats.deliveries.pending}
+              tone={stats.deliveries.pending > 0 ? 'warn' : 'ok'}
+            />
+            <Counter
+              label="Failed"
+              value={stats.deliveries.failed}
+              tone={stats.deliveries.failed > 0 ? 'bad' : 'ok'}
+            />
+            <Counter
+              label="Oldest pending"
+              value={age === null ? 'none' : duration(age)}
+              tone={age !== null && age > 600 ? 'bad' : 'plain'}
+            />
+          </div>
+          <h2>Directory</h2>
+          <div class="counters">
+            <Counter label="Organizations" value={stats.organizations.total} />
+            <Counter label="Verified" value={stats.organizations.verified} />
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

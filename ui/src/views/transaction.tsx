@@ -1,0 +1,227 @@
+/**
+ * One transaction: its fields, the timeline from `history`, the actions the caller's role and
+ * the state allow (and only those), the audited personal data view, and the webhooks owed to
+ * the caller for it with every attempt. Polls so the counterparty's moves show up.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { type Delivery, HubProblem, type Transaction, unwrap } from '../api.js';
+import { DeliveryList } from '../components/deliveries.js';
+import { ErrorNote, Fact, Loading, StatusBadge, Time } from '../components/ui.js';
+import { OrgName, useOrgNames } from '../directory.js';
+import { STATUS_LABELS, shortRef, words } from '../format.js';
+import { useFocusOnMount, usePoll } from '../hooks.js';
+import { useOrg } from '../session.js';
+import { PiiView } from './pii.js';
+import { TransactionActions } from './transaction-actions.js';
+import { POLL_MS } from './transactions.js';
+
+export type Role = 'originator' | 'beneficiary';
+
+export function TransactionPage({ transactionRef }: { transactionRef: string }) {
+  const { client, me } = useOrg();
+  const names = useOrgNames();
+  const [tx, setTx] = useState<Transaction | null>(null);
+  const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const heading = useFocusOnMount<HTMLHeadingElement>(tx !== null);
+
+  const load = async () => {
+    const path = { transactionRef };
+    const [t, d] = await Promise.all([
+      unwrap(client.GET('/v1/transactions/{transactionRef}', { params: { path } })),
+      unwrap(client.GET('/v1/webhooks/deliveries', { params: { query: { transactionRef, limit: '100' } } })),
+    ]);
+    setTx(t);
+    setDeliveries(d.deliveries);
+    setError(null);
+  };
+  const reload = () => load().catch(setError);
+
+  useEffect(() => {
+    reload();
+  }, [transactionRef]);
+  usePoll(load, POLL_MS, [transactionRef]);
+
+  if (!tx) {
+    return (
+      <section>
+        <h1>Transaction {shortRef(transactionRef)}</h1>
+        {error ? (
+          <ErrorNote
+            error={error}
+            prefix={error instanceof HubProblem && error.status === 404 ? 'Not found:' : ''}
+          />
+        ) : (
+          <Loading what="the transaction" />
+        )}
+      </section>
+    );
+  }
+
+  const role: Role = tx.originatorVASPdid === me.vaspDid ? 'originator' : 'beneficiary';
+  const back = role === 'originator' ? ['#/outbox', 'Outbox'] : ['#/inbox', 'Inbox'];
+  const txHash = tx.transactionBlockchainInfo.txHash;
+
+  return (
+    <article class="transaction" aria-labelledby="tx-heading">
+      <p class="crumbs">
+        <a href={back[0]}>← {back[1]}</a>
+      </p>
+      <div class="page-head">
+        <h1 id="tx-heading" ref={heading} tabIndex={-1}>
+          {tx.protocol} transaction <span class="mono">{shortRef(tx.transactionRef)}</span>
+        </h1>
+        <StatusBadge status={tx.status} />
+        <p class="muted">
+          You are the <strong>{role}</strong>.
+        </p>
+      </div>
+      <ErrorNote error={error} prefix="Could not refresh:" />
+
+      <div class="columns">
+        <section class="panel" aria-labelledby="facts-heading">
+          <h2 id="facts-heading">Transfer</h2>
+          <dl class="facts">
+            <Fact label="Reference">
+              <span class="mono break">{tx.transactionRef}</span>
+            </Fact>
+            <Fact label="Status">{STATUS_LABELS[tx.status]}</Fact>
+            <Fact label="Protocol">{tx.protocol}</Fact>
+            <Fact label="Asset">{tx.transactionAsset}</Fact>
+            <Fact label="Amount">
+              <span class="mono">{tx.transactionAmount}</span>{' '}
+              <span class="muted small">
+                (
+                {tx.transactionAssetDecimals === 0
+                  ? 'human-readable'
+                  : `${tx.transactionAssetDecimals} decimals`}
+                )
+              </span>
+            </Fact>
+            <Fact label="Originator VASP">
+              <OrgName did={tx.originatorVASPdid} names={names} />
+            </Fact>
+            <Fact label="Beneficiary VASP">
+              {tx.beneficiaryVASPdid ? (
+                <OrgName did={tx.beneficiaryVASPdid} names={names} />
+              ) : (
+                <span class="did">{tx.beneficiaryVASPid ?? '—'}</span>
+              )}
+            </Fact>
+            {tx.transactionBlockchainInfo.origin ? (
+              <Fact label="Origin address">
+                <span class="mono break">{tx.transactionBlockchainInfo.origin}</span>
+              </Fact>
+            ) : null}
+            <Fact label="Destination address">
+              <span class="mono break">{tx.transactionBlockchainInfo.destination}</span>
+            </Fact>
+            <Fact label="Transaction hash">
+              {txHash ? <span class="mono break">{txHash}</span> : <span class="muted">not shared yet</span>}
+            </Fact>
+            <Fact label="Created">
+              <Time iso={tx.createdAt} />
+            </Fact>
+            <Fact label="Last change">
+              <Time iso={tx.updatedAt} />
+            </Fact>
+          </dl>
+          {tx.declineReason ? (
+            <div class="note note-error decline-reason" role="note" aria-label="Decline reason">
+              <strong>Declined: {words(tx.declineReason.category)}</strong>{' '}
+              <code>{tx.declineReason.category}</code>
+              <p>{tx.declineReason.description}</p>
+            </div>
+          ) : null}
+        </section>
+
+        <section class="panel" aria-labelledby="timeline-heading">
+          <h2 id="timeline-heading">Timeline</h2>
+          <ol class="timeline">
+            {tx.history.map((h) => (
+              <li key={`${h.status}${h.at}`}>
+                <StatusBadge status={h.status} />
+                <div>
+                  <Time iso={h.at} />
+                  <div class="small muted">
+                    by {h.actor === 'hub' ? 'the hub' : <OrgName did={h.actor} names={names} />}
+                  </div>
+                </div>
+              </li>
+            ))}
+          </ol>
+        </section>
+      </div>
+
+      <PersonalData tx={tx} role={role} />
+
+      <TransactionActions tx={tx} role={role} onChanged={reload} />
+
+      <section class="panel" aria-labelledby="deliveries-heading">
+        <h2 id="deliveries-heading">Webhooks to you</h2>
+        <p class="muted small">
+          What the hub delivered (or tries to deliver) to your travel endpoint about this transaction.
+        </p>
+        {deliveries === null ? (
+          <Loading what="deliveries" />
+        ) : deliveries.length === 0 ? (
+          <p class="empty">No webhook to you for this transaction.</p>
+        ) : (
+          <DeliveryList deliveries={deliveries} onChange={reload} />
+        )}
+      </section>
+    </article>
+  );
+}
+
+/** The originator may always read it; the beneficiary once the transaction is CONFIRMED. */
+function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
+  const { client } = useOrg();
+  const [pii, setPii] = useState<Record<string, unknown> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const entitled = role === 'originator' || tx.status === 'CONFIRMED' || tx.status === 'DECLINED';
+
+  const show = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await unwrap(
+        client.GET('/v1/transactions/{transactionRef}/pii', {
+          params: { path: { transactionRef: tx.transactionRef } },
+        }),
+      );
+      setPii(r.pii);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="pii-heading">
+      <h2 id="pii-heading">Personal data (IVMS101)</h2>
+      {!entitled ? (
+        <p class="muted">
+          Available to you once the originator confirms the transaction (status {STATUS_LABELS.CONFIRMED}).
+        </p>
+      ) : pii ? (
+        <>
+          <PiiView pii={pii} />
+          <button type="button" class="secondary" onClick={() => setPii(null)}>
+            Hide personal data
+          </button>
+        </>
+      ) : (
+        <>
+          <p class="muted small">Each view is written to the hub’s audit trail.</p>
+          <button type="button" onClick={show} disabled={busy}>
+            {busy ? 'Loading…' : 'Show personal data'}
+          </button>
+        </>
+      )}
+      <ErrorNote error={error} />
+    </section>
+  );
+}

@@ -1,0 +1,272 @@
+/**
+ * Inbox (the organization is the beneficiary) and outbox (originator): newest first, filters,
+ * keyset paging with "Load more", and live refresh: the first page is polled and new
+ * transactions are put on top and announced; known ones get their new status.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { type TransactionSummary, unwrap } from '../api.js';
+import { ErrorNote, Loading, StatusBadge, TableWrap, Time } from '../components/ui.js';
+import { OrgName, useOrgNames } from '../directory.js';
+import { STATUS_LABELS, shortRef } from '../format.js';
+import { useFocusOnMount, usePoll } from '../hooks.js';
+import { href } from '../router.js';
+import { useAnnounce, useOrg } from '../session.js';
+
+const PAGE_SIZE = 25;
+export const POLL_MS = 3000;
+
+interface Filters {
+  status: string;
+  protocol: string;
+  asset: string;
+  from: string;
+  to: string;
+}
+const NO_FILTERS: Filters = { status: '', protocol: '', asset: '', from: '', to: '' };
+
+type Role = 'beneficiary' | 'originator';
+
+function listQuery(role: Role, f: Filters, cursor?: string) {
+  const dayStart = (day: string, plusDays = 0) => {
+    const d = new Date(`${day}T00:00:00`);
+    d.setDate(d.getDate() + plusDays);
+    return d.toISOString();
+  };
+  return {
+    role,
+    limit: String(PAGE_SIZE),
+    ...(f.status ? { status: f.status as TransactionSummary['status'] } : {}),
+    ...(f.protocol ? { protocol: f.protocol as TransactionSummary['protocol'] } : {}),
+    ...(f.asset.trim() ? { asset: f.asset.trim().toUpperCase() } : {}),
+    ...(f.from ? { createdAfter: dayStart(f.from) } : {}),
+    ...(f.to ? { createdBefore: dayStart(f.to, 1) } : {}),
+    ...(cursor ? { cursor } : {}),
+  };
+}
+
+export function TransactionList({ party: role }: { party: Role }) {
+  const { client } = useOrg();
+  const announce = useAnnounce();
+  const names = useOrgNames();
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [items, setItems] = useState<TransactionSummary[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
+  const [error, setError] = useState<unknown>(null);
+  const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const heading = useFocusOnMount<HTMLHeadingElement>(role);
+  const title = role === 'beneficiary' ? 'Inbox' : 'Outbox';
+  const filterKey = JSON.stringify(filters);
+
+  const page = (cursor?: string) =>
+    unwrap(client.GET('/v1/transactions', { params: { query: listQuery(role, filters, cursor) } }));
+
+  useEffect(() => {
+    let live = true;
+    setItems(null);
+    setError(null);
+    setFresh(new Set());
+    page().then(
+      (p) => {
+        if (!live) return;
+        setItems(p.transactions);
+        setNext(p.nextCursor);
+        setUpdatedAt(new Date());
+      },
+      (err) => live && setError(err),
+    );
+    return () => {
+      live = false;
+    };
+  }, [role, filterKey]);
+
+  usePoll(
+    async () => {
+      if (!items) return;
+      try {
+        const p = await page();
+        const known = new Set(items.map((t) => t.transactionRef));
+        const added = p.transactions.filter((t) => !known.has(t.transactionRef));
+        const latest = new Map(p.transactions.map((t) => [t.transactionRef, t]));
+        if (added.length >= PAGE_SIZE) {
+          setItems(p.transactions);
+          setNext(p.nextCursor);
+        } else {
+          setItems([...added, ...items.map((t) => latest.get(t.transactionRef) ?? t)]);
+        }
+        if (added.length > 0) {
+          setFresh(new Set([...fresh, ...added.map((t) => t.transactionRef)]));
+          announce(
+            `${added.length} new transaction${added.length === 1 ? '' : 's'} in the ${title.toLowerCase()}.`,
+          );
+        }
+        setUpdatedAt(new Date());
+        setError(null);
+      } catch (err) {
+        setError(err);
+      }
+    },
+    POLL_MS,
+    [role, filterKey, items],
+  );
+
+  const more = async () => {
+    if (!next || !items) return;
+    setLoadingMore(true);
+    try {
+      const p = await page(next);
+      const known = new Set(items.map((t) => t.transactionRef));
+      setItems([...items, ...p.transactions.filter((t) => !known.has(t.transactionRef))]);
+      setNext(p.nextCursor);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const set = (field: keyof Filters) => (e: Event) =>
+    setFilters({ ...filters, [field]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+  const filtered = filterKey !== JSON.stringify(NO_FILTERS);
+
+  return (
+    <section aria-labelledby="list-heading">
+      <div class="page-head">
+        <h1 id="list-heading" ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
+        <p class="muted small" aria-live="off">
+          {role === 'beneficiary'
+            ? 'Transfers other VASPs send to your customers.'
+            : 'Transfers your customers send to other VASPs.'}{' '}
+          {updatedAt ? `Updated ${updatedAt.toLocaleTimeString()}; refreshes by itself.` : ''}
+        </p>
+      </div>
+
+      <form
+        class="filters"
+        aria-label={`Filter the ${title.toLowerCase()}`}
+        onSubmit={(e) => e.preventDefault()}
+      >
+        <div class="field">
+          <label for="f-status">Status</label>
+          <select id="f-status" value={filters.status} onChange={set('status')}>
+            <option value="">Any</option>
+            {['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED', 'DECLINED'].map((s) => (
+              <option key={s} value={s}>
+                {STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-protocol">Protocol</label>
+          <select id="f-protocol" value={filters.protocol} onChange={set('protocol')}>
+            <option value="">Any</option>
+            <option value="MAIN">MAIN</option>
+            <option value="BASIC">BASIC</option>
+            <option value="NOTIFY">NOTIFY</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="f-asset">Asset</label>
+          <input
+            id="f-asset"
+            placeholder="e.g. ETH-USDC"
+            value={filters.asset}
+            onChange={set('asset')}
+            spellcheck={false}
+          />
+        </div>
+        <div class="field">
+          <label for="f-from">From</label>
+          <input id="f-from" type="date" value={filters.from} onChange={set('from')} />
+        </div>
+        <div class="field">
+          <label for="f-to">To</label>
+          <input id="f-to" type="date" value={filters.to} onChange={set('to')} />
+        </div>
+        <div class="field field-button">
+          <button type="button" class="secondary" disabled={!filtered} onClick={() => setFilters(NO_FILTERS)}>
+            Clear filters
+          </button>
+        </div>
+      </form>
+
+      <ErrorNote error={error} />
+      {items === null ? (
+        error ? null : (
+          <Loading what="transactions" />
+        )
+      ) : items.length === 0 ? (
+        <p class="empty">
+          {filtered
+            ? 'No transaction matches these filters.'
+            : `No transactions yet. New ones appear here by themselves.`}
+        </p>
+      ) : (
+        <TableWrap label={`${title} transactions`}>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Reference</th>
+                <th scope="col">Created</th>
+                <th scope="col">{role === 'beneficiary' ? 'From (originator)' : 'To (beneficiary)'}</th>
+                <th scope="col">Asset</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col">Protocol</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((t) => (
+                <tr key={t.transactionRef} class={fresh.has(t.transactionRef) ? 'fresh' : undefined}>
+                  <td data-label="Reference">
+                    <a
+                      class="mono"
+                      href={href('tx', t.transactionRef)}
+                      aria-label={`Transaction ${t.transactionRef}`}
+                    >
+                      {shortRef(t.transactionRef)}
+                    </a>
+                    {fresh.has(t.transactionRef) ? <span class="tag">new</span> : null}
+                  </td>
+                  <td data-label="Created">
+                    <Time iso={t.createdAt} />
+                  </td>
+                  <td data-label={role === 'beneficiary' ? 'From' : 'To'}>
+                    {role === 'beneficiary' ? (
+                      <OrgName did={t.originatorVASPdid} names={names} />
+                    ) : t.beneficiaryVASPdid ? (
+                      <OrgName did={t.beneficiaryVASPdid} names={names} />
+                    ) : (
+                      <span class="did">{t.beneficiaryVASPid ?? '—'}</span>
+                    )}
+                  </td>
+                  <td data-label="Asset">{t.transactionAsset}</td>
+                  <td data-label="Amount" class="num mono">
+                    {t.transactionAmount}
+                  </td>
+                  <td data-label="Protocol">{t.protocol}</td>
+                  <td data-label="Status">
+                    <StatusBadge status={t.status} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+      {next ? (
+        <p>
+          <button type="button" class="secondary" onClick={more} disabled={loadingMore}>
+            {loadingMore ? 'Loading…' : 'Load more'}
+          </button>
+        </p>
+      ) : null}
+    </section>
+  );
+}
