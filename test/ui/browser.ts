@@ -5,13 +5,22 @@
  * installs it).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../..', import.meta.url).pathname;
-export const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
+/**
+ * Where the suites save screenshots: docs/screenshots (shown in README) with
+ * UPDATE_SCREENSHOTS=true (`npm run screenshots`), else a temporary directory, so that a test
+ * run does not rewrite tracked files.
+ */
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === 'true'
+    ? join(ROOT, 'docs', 'screenshots')
+    : join(tmpdir(), 'trh-screenshots');
 
 /** Why the browser suites cannot run here, or null. */
 export function browserProblem(): string | null {
@@ -50,4 +59,21 @@ export function ensureDashboardBuilt(): void {
       stdio: 'inherit',
     },
   );
+}
+
+let axeSource: string | undefined;
+
+/**
+ * WCAG 2 A/AA problems axe-core finds on the page as it is now (labels, contrast, headings,
+ * landmarks, ARIA), as "rule: element" lines. Injected through the DevTools protocol, which the
+ * page's CSP does not govern.
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axeSource);
+  const violations = (await page.evaluate(
+    `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] })
+       .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
+  )) as { id: string; impact: string; nodes: string[] }[];
+  return violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n}`));
 }

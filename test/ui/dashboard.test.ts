@@ -14,7 +14,13 @@ import type { Browser, Page } from 'playwright-core';
 import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest, notifyRequest } from '../support/requests.js';
-import { browserProblem, ensureDashboardBuilt, launchChromium, SCREENSHOTS } from './browser.js';
+import {
+  accessibilityProblems,
+  browserProblem,
+  ensureDashboardBuilt,
+  launchChromium,
+  SCREENSHOTS,
+} from './browser.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -77,8 +83,11 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     return page;
   }
 
-  const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  /** Saves a screenshot of the page and checks it for accessibility problems on the way. */
+  const shot = async (page: Page, name: string) => {
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    assert.deepEqual(await accessibilityProblems(page), [], `accessibility of ${name}`);
+  };
   const statusOf = async (key: string, transactionRef: string) =>
     (await hub.request('GET', `/v1/transactions/${transactionRef}`, { key })).body.status;
 
@@ -297,6 +306,36 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await op.getByRole('button', { name: 'Sign out' }).click();
     await op.getByRole('heading', { name: 'Compliance dashboard' }).waitFor();
     assert.equal(await op.evaluate(() => sessionStorage.length), 0, 'signing out forgets the key');
+  });
+
+  it('can be used with the keyboard alone', async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${hub.url}/ui/`);
+    await page.keyboard.press('Tab');
+    const focused = () =>
+      page.evaluate(() => document.activeElement?.textContent || document.activeElement?.id);
+    assert.equal(await focused(), 'api-key');
+    await page.keyboard.type(gamma.apiKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+    assert.equal(await focused(), 'Inbox', 'the page’s heading takes the focus');
+    for (const expected of ['Settings', 'Delivery health', 'Outbox']) {
+      await page.keyboard.press('Shift+Tab');
+      assert.equal(await focused(), expected);
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Outbox' }).waitFor();
+    assert.equal(await focused(), 'Outbox', 'the new page’s heading takes the focus');
+    // After a reload (the session survives in this tab) focus starts at the top: the skip link
+    // comes first, and it leads into the content.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Outbox' }).waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Skip to content');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+    await context.close();
   });
 
   it('works at phone width without sideways scrolling', async () => {

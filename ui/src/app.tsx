@@ -4,6 +4,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { forgetKey, storedKey, storeKey } from './api.js';
+import { focusPolicy } from './hooks.js';
 import { useRoute } from './router.js';
 import { AnnounceContext, type Session, SessionContext, signIn } from './session.js';
 import { DeliveryHealth } from './views/deliveries.js';
@@ -57,6 +58,14 @@ export function App() {
     [signOut],
   );
 
+  const signInByHand = useCallback(
+    (key: string) => {
+      focusPolicy.moveToNewView = true;
+      return start(key);
+    },
+    [start],
+  );
+
   useEffect(() => {
     const key = storedKey();
     if (!key) return;
@@ -83,7 +92,7 @@ export function App() {
           <Shell session={session} onSignOut={() => signOut()} />
         </SessionContext.Provider>
       ) : (
-        <SignIn onSignIn={start} notice={signedOutReason} />
+        <SignIn onSignIn={signInByHand} notice={signedOutReason} />
       )}
     </AnnounceContext.Provider>
   );

@@ -28,11 +28,18 @@ export function usePoll(tick: () => Promise<void>, everyMs: number, deps: unknow
   }, deps);
 }
 
-/** Moves focus to the element (e.g. a page heading after navigation) once it exists. */
+/**
+ * Whether a new view takes the focus. Not on a fresh page load (focus stays at the start of
+ * the document, where the skip link is), but after signing in and after every navigation, so
+ * keyboard and screen-reader users land on the new page's heading.
+ */
+export const focusPolicy = { moveToNewView: false };
+
+/** Moves focus to the element (a page heading) once it exists, per focusPolicy. */
 export function useFocusOnMount<T extends HTMLElement>(key: unknown) {
   const ref = useRef<T>(null);
   useEffect(() => {
-    ref.current?.focus();
+    if (focusPolicy.moveToNewView) ref.current?.focus();
   }, [key]);
   return ref;
 }

@@ -3,6 +3,7 @@
  * route. Hashes that do not start with `#/` are not routes and leave the view alone.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { focusPolicy } from './hooks.js';
 
 export function currentRoute(): string[] {
   const hash = window.location.hash;
@@ -14,6 +15,7 @@ export function useRoute(): string[] {
   const [route, setRoute] = useState(currentRoute);
   useEffect(() => {
     const onChange = () => {
+      focusPolicy.moveToNewView = true;
       if (window.location.hash === '' || window.location.hash.startsWith('#/')) setRoute(currentRoute());
     };
     window.addEventListener('hashchange', onChange);

@@ -70,7 +70,7 @@ export function OnceSecret({
 export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
-    <section class="table-wrap" aria-label={label} tabIndex={0}>
+    <section class="table-wrap" aria-label={`${label} (table)`} tabIndex={0}>
       {children}
     </section>
   );
