@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { WebhookSender } from '../../src/deliveries/sender.js';
+import { generateWebhookSecret, newMessageId } from '../../src/deliveries/signing.js';
+import { Receiver } from '../support/receiver.js';
+
+describe('webhook sender', () => {
+  let receiver: Receiver;
+  const open = new WebhookSender({ allowPrivate: true, timeoutMs: 300 });
+  const guarded = new WebhookSender({ allowPrivate: false, timeoutMs: 2000 });
+  const secret = generateWebhookSecret();
+  before(async () => {
+    receiver = await Receiver.start();
+  });
+  after(async () => {
+    await open.close();
+    await guarded.close();
+    await receiver.close();
+  });
+
+  it('POSTs the exact body with Standard Webhooks headers a participant verifies, for every secret', async () => {
+    const old = generateWebhookSecret();
+    const body = JSON.stringify({ transactionRef: 'r-1', note: 'ünïcode ✓' });
+    const id = newMessageId();
+    const r = await open.send(`${receiver.url}/v1/notify/received`, body, id, [secret, old]);
+    assert.deepEqual([r.ok, r.statusCode, r.error], [true, 200, null]);
+    assert.ok(r.latencyMs >= 0);
+    const got = receiver.to('/v1/notify/received').at(-1)!;
+    assert.equal(got.body, body);
+    assert.equal(got.headers['webhook-id'], id);
+    assert.match(String(got.headers['content-type']), /^application\/json/);
+    const headers = {
+      'webhook-id': String(got.headers['webhook-id']),
+      'webhook-timestamp': String(got.headers['webhook-timestamp']),
+      'webhook-signature': String(got.headers['webhook-signature']),
+    };
+    assert.deepEqual(new Webhook(secret).verify(got.body, headers), JSON.parse(body));
+    assert.deepEqual(new Webhook(old).verify(got.body, headers), JSON.parse(body));
+    assert.throws(() => new Webhook(generateWebhookSecret()).verify(got.body, headers));
+    assert.throws(() => new Webhook(secret).verify(`${got.body} `, headers), 'a changed body fails');
+  });
+
+  it('treats non-2xx as failure, passes Retry-After on, and does not follow redirects', async () => {
+    receiver.script('/a', { status: 503, headers: { 'retry-after': '120' } });
+    const r = await open.send(`${receiver.url}/a`, '{}', newMessageId(), [secret]);
+    assert.deepEqual([r.ok, r.statusCode, r.error, r.retryAfter], [false, 503, 'HTTP 503', '120']);
+    receiver.script('/moved', { status: 302, headers: { location: `${receiver.url}/elsewhere` } });
+    const moved = await open.send(`${receiver.url}/moved`, '{}', newMessageId(), [secret]);
+    assert.deepEqual([moved.ok, moved.statusCode], [false, 302]);
+    assert.equal(receiver.to('/elsewhere').length, 0);
+  });
+
+  it('gives up on a receiver that does not answer in time', async () => {
+    receiver.script('/slow', { status: 200, delayMs: 1500 });
+    const r = await open.send(`${receiver.url}/slow`, '{}', newMessageId(), [secret]);
+    assert.equal(r.ok, false);
+    assert.equal(r.statusCode, null);
+    assert.match(r.error!, /^timeout/);
+    assert.ok(r.latencyMs < 1400, `gave up after ${r.latencyMs} ms`);
+  });
+
+  it('reports network errors as failures', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const r = await open.send(`http://127.0.0.1:${port}/x`, '{}', newMessageId(), [secret]);
+    assert.equal(r.ok, false);
+    assert.match(r.error!, /ECONNREFUSED/);
+  });
+
+  it('resolves names through the guard when private endpoints are not allowed (no rebinding window)', async () => {
+    const port = new URL(receiver.url).port;
+    const before = receiver.requests.length;
+    const r = await guarded.send(`https://localhost:${port}/v1/notify/received`, '{}', newMessageId(), [
+      secret,
+    ]);
+    assert.equal(r.ok, false);
+    assert.match(r.error!, /^target refused: localhost resolves to a non-public address/);
+    assert.equal(receiver.requests.length, before);
+  });
+});

@@ -1,0 +1,280 @@
+import assert from 'node:assert/strict';
+import { after, it, type TestContext } from 'node:test';
+import { Registry } from 'prom-client';
+import type { Queryable } from '../../src/db/database.js';
+import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
+import { enqueue } from '../../src/deliveries/outbox.js';
+import * as store from '../../src/deliveries/store.js';
+import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
+import { eventually, Receiver } from '../support/receiver.js';
+import { mainRequest } from '../support/requests.js';
+
+const silent = process.env.DEBUG_WORKER
+  ? { info: console.error, warn: console.error, error: console.error, debug: console.error }
+  : { info() {}, warn() {}, error() {}, debug() {} };
+const receivers: Receiver[] = [];
+after(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+type Outcome = { event: string; channel: string; transactionRef: string | null };
+
+/**
+ * Hooks that record what the worker reports; `failFor` makes the next call for that transaction
+ * throw. (A worker takes every due row of the shared database, other tests' leftovers included.)
+ */
+function fakeHooks() {
+  const outcomes: Outcome[] = [];
+  const hooks: DeliveryHooks & { outcomes: Outcome[]; failFor: Set<string>; of(refs: string[]): Outcome[] } =
+    {
+      outcomes,
+      failFor: new Set(),
+      of: (refs) => outcomes.filter((o) => refs.includes(o.transactionRef ?? '')),
+      async readPii() {
+        return { originator: { who: 'o' }, beneficiary: { who: 'b' } };
+      },
+      async deliveryOutcome(_tx: Queryable, d: Outcome) {
+        if (d.transactionRef && hooks.failFor.delete(d.transactionRef)) {
+          throw new Error('transactions domain unavailable');
+        }
+        outcomes.push(d);
+      },
+    };
+  return hooks;
+}
+
+function engine(
+  hub: TestHub,
+  hooks: DeliveryHooks,
+  worker: Parameters<typeof createDeliveries>[0]['worker'] = {},
+) {
+  return createDeliveries({
+    config: hub.config,
+    db: hub.db,
+    directory: hub.hub.directory,
+    hooks,
+    registry: new Registry(),
+    log: silent,
+    joinUrl: () => hub.url,
+    worker,
+  });
+}
+
+eachBackend(
+  'delivery worker',
+  (hub) => {
+    /** A worker of its own, closed when the test ends. */
+    const start = async (t: TestContext, hooks: DeliveryHooks, tuning = {}) => {
+      const e = engine(hub(), hooks, tuning);
+      t.after(() => e.close());
+      await e.worker.start();
+      return e;
+    };
+    async function setup() {
+      const receiver = await Receiver.start();
+      receivers.push(receiver);
+      const originator = await hub().createOrg({ travelEndpoint: `${receiver.url}/o` });
+      const beneficiary = await hub().createOrg({ travelEndpoint: `${receiver.url}/b` });
+      return { receiver, originator, beneficiary };
+    }
+    const initiate = async (originator: OrgFixture, beneficiary: OrgFixture) => {
+      const res = await hub().request('POST', '/v1/transactions/initiate', {
+        key: originator.apiKey,
+        body: mainRequest(beneficiary.vaspDid),
+      });
+      assert.equal(res.status, 200, res.text);
+      return res.body.transactionRef as string;
+    };
+    const opts = { limit: 100, leaseMs: 30_000, includeEmail: false };
+    /** Claims due rows like a worker; gives back at once those of other tests' transactions. */
+    const claimOf = async (...refs: string[]) => {
+      const got = await store.claimDue(hub().db, opts);
+      const mine = got.filter((d) => refs.includes(d.transactionRef ?? ''));
+      await store.releaseLeases(
+        hub().db,
+        got.filter((d) => !mine.includes(d)),
+      );
+      return mine;
+    };
+    const deliveryRows = (ref: string) =>
+      hub().db.query<{ event: string; status: string; attempts: number }>(
+        'SELECT event, status, attempts FROM deliveries WHERE transaction_ref = $1 ORDER BY seq',
+        [ref],
+      );
+
+    it('claims a later message of a transaction only once the earlier one to that recipient is done', async () => {
+      const { originator, beneficiary } = await setup();
+      const ref = await initiate(originator, beneficiary);
+      const other = await initiate(originator, beneficiary);
+      await hub().db.transaction((tx) =>
+        enqueue(tx, [
+          {
+            channel: 'webhook',
+            event: 'tx-hash',
+            organizationId: beneficiary.id,
+            transactionRef: ref,
+            payload: { transactionRef: ref, txHash: '0x1' },
+          },
+          {
+            channel: 'webhook',
+            event: 'declined',
+            organizationId: originator.id,
+            transactionRef: ref,
+            payload: { transactionRef: ref },
+          },
+        ]),
+      );
+      const held: store.ClaimedDelivery[] = [];
+      const claim = async () => {
+        const got = await claimOf(ref, other);
+        held.push(...got);
+        return got;
+      };
+      const first = await claim();
+      assert.deepEqual(
+        first.map((d) => [d.transactionRef, d.event]).sort(),
+        [
+          [other, 'received'],
+          [ref, 'declined'], // another recipient: not held up
+          [ref, 'received'],
+        ].sort(),
+      );
+      assert.equal((await claim()).filter((d) => d.transactionRef === ref).length, 0);
+      const received = first.find((d) => d.transactionRef === ref && d.event === 'received')!;
+      assert.equal(
+        await store.markAttemptFailed(
+          hub().db,
+          received,
+          { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
+          0,
+        ),
+        'PENDING',
+      );
+      await new Promise((r) => setTimeout(r, 5));
+      const retry = (await claim()).filter((d) => d.transactionRef === ref);
+      assert.deepEqual(
+        retry.map((d) => d.event),
+        ['received'],
+        'a retrying earlier message still holds the later one',
+      );
+      await hub().db.transaction((tx) =>
+        store.markDelivered(tx, retry[0]!, { statusCode: 200, latencyMs: 1 }),
+      );
+      const next = (await claim()).filter((d) => d.transactionRef === ref);
+      assert.deepEqual(
+        next.map((d) => d.event),
+        ['tx-hash'],
+      );
+      // Give back every lease this test took (the stale ones are simply not held any more).
+      await store.releaseLeases(hub().db, held);
+    });
+
+    it('ignores the result of a worker whose lease ran out and was taken over', async () => {
+      const { originator, beneficiary } = await setup();
+      const ref = await initiate(originator, beneficiary);
+      const mine = await claimOf(ref);
+      assert.equal(mine.length, 1);
+      await hub().db.query(
+        `UPDATE deliveries SET next_attempt_at = now() - interval '1 second' WHERE id = $1`,
+        [mine[0]!.id],
+      );
+      const theirs = await claimOf(ref);
+      assert.equal(theirs.length, 1);
+      assert.notEqual(theirs[0]!.lease.getTime(), mine[0]!.lease.getTime());
+      const stale = await hub().db.transaction((tx) =>
+        store.markDelivered(tx, mine[0]!, { statusCode: 200, latencyMs: 1 }),
+      );
+      assert.equal(stale, false);
+      assert.deepEqual(await deliveryRows(ref), [{ event: 'received', status: 'PENDING', attempts: 0 }]);
+      assert.equal(
+        await store.markAttemptFailed(
+          hub().db,
+          theirs[0]!,
+          { statusCode: 500, latencyMs: 1, error: 'x' },
+          null,
+        ),
+        'FAILED',
+      );
+      const attempts = await hub().db.query(
+        'SELECT count(*)::int AS n FROM delivery_attempts WHERE delivery_id = $1',
+        [mine[0]!.id],
+      );
+      assert.equal(attempts[0]!.n, 2, 'both attempts are in the log');
+    });
+
+    it('records a success whose consequences fail as a failed attempt and sends it again', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      const hooks = fakeHooks();
+      const ref = await initiate(originator, beneficiary);
+      hooks.failFor.add(ref);
+      const e = await start(t, hooks);
+      await eventually(async () => (await deliveryRows(ref))[0]?.status === 'DELIVERED', 'DELIVERED');
+      await e.close();
+      assert.deepEqual(await deliveryRows(ref), [{ event: 'received', status: 'DELIVERED', attempts: 2 }]);
+      const got = receiver.to('/b/v1/notify/received');
+      assert.equal(got.length, 2);
+      assert.equal(got[0]!.headers['webhook-id'], got[1]!.headers['webhook-id']);
+      assert.deepEqual(hooks.of([ref]), [{ event: 'received', channel: 'webhook', transactionRef: ref }]);
+    });
+
+    it('shares the outbox between workers without sending anything twice', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      const hooks = fakeHooks();
+      const refs: string[] = [];
+      for (let i = 0; i < 60; i++) refs.push(await initiate(originator, beneficiary));
+      const engines = await Promise.all([
+        start(t, hooks, { batchSize: 5, concurrency: 8 }),
+        start(t, hooks, { batchSize: 5, concurrency: 8 }),
+        start(t, hooks, { batchSize: 5, concurrency: 8 }),
+      ]);
+      await receiver.waitFor((r) => r.to('/b/v1/notify/received').length >= 60, 20_000, '60 deliveries');
+      await eventually(async () => hooks.of(refs).length === 60, 'all outcomes recorded');
+      await Promise.all(engines.map((e) => e.close()));
+      const ids = receiver.to('/b/v1/notify/received').map((r) => r.headers['webhook-id']);
+      assert.equal(ids.length, 60);
+      assert.equal(new Set(ids).size, 60, 'no message sent twice');
+      assert.deepEqual(
+        hooks
+          .of(refs)
+          .map((o) => o.transactionRef)
+          .sort(),
+        [...refs].sort(),
+      );
+    });
+
+    it('finishes sends in flight when stopped, and leaves nothing leased', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      receiver.script('/b/v1/notify/received', { status: 200, delayMs: 400 });
+      const hooks = fakeHooks();
+      const e = await start(t, hooks);
+      const ref = await initiate(originator, beneficiary);
+      await receiver.waitFor((r) => r.to('/b/v1/notify/received').length === 1);
+      const t0 = Date.now();
+      await e.worker.stop();
+      assert.ok(Date.now() - t0 < 5000);
+      assert.deepEqual(await deliveryRows(ref), [{ event: 'received', status: 'DELIVERED', attempts: 1 }]);
+      const queued = await initiate(originator, beneficiary);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(
+        await deliveryRows(queued),
+        [{ event: 'received', status: 'PENDING', attempts: 0 }],
+        'a stopped worker claims nothing',
+      );
+      const leased = await hub().db.query(
+        `SELECT count(*)::int AS n FROM deliveries WHERE status = 'PENDING' AND next_attempt_at > now() + interval '5 seconds'`,
+      );
+      assert.equal(leased[0]!.n, 0);
+    });
+
+    it('wakes on new work at once instead of waiting for its poll', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      await start(t, fakeHooks(), { pollMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 100));
+      const t0 = Date.now();
+      await initiate(originator, beneficiary);
+      await receiver.waitFor((r) => r.to('/b/v1/notify/received').length === 1, 5000);
+      assert.ok(Date.now() - t0 < 2000, `delivered after ${Date.now() - t0} ms`);
+    });
+  },
+  { HUB_WORKER: 'false' },
+);
