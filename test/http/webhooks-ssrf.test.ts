@@ -56,7 +56,9 @@ eachBackend(
           assert.match(a.error, /^target refused: /);
           assert.match(a.error, reason);
         }
-        const ping = await hub().request('POST', '/v1/organizations/me/test-event', { key: beneficiary.apiKey });
+        const ping = await hub().request('POST', '/v1/organizations/me/test-event', {
+          key: beneficiary.apiKey,
+        });
         assert.equal(ping.body.delivered, false);
         assert.match(ping.body.error, reason);
         assert.equal(receiver.requests.length, 0, 'nothing reached the private address');
