@@ -1,0 +1,298 @@
+/**
+ * `npm run demo`: the whole hub working, in one command. Starts a hub on a throw-away
+ * embedded database, two exchanges with reference receivers (Exchange A originates, Exchange
+ * B receives and holds an X25519 key), and a local SMTP server; then walks MAIN, BASIC and
+ * NOTIFY through the public API with the typed client, printing each step as it happens.
+ * Cleans up after itself; exits non-zero when any step fails or times out.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { migrate } from '../src/db/migrate.js';
+import { openPglite } from '../src/db/pglite.js';
+import {
+  createHubClient,
+  createReceiver,
+  generateParticipantKeyPair,
+  type ReceivedEvent,
+  unwrap,
+} from '../src/sdk.js';
+import { mainSample, notifySample } from '../test/unit/ivms101-fixtures.js';
+
+const STEP_TIMEOUT_MS = 15_000;
+const tty = process.stdout.isTTY;
+const dim = (s: string) => (tty ? `\x1b[2m${s}\x1b[0m` : s);
+const green = (s: string) => (tty ? `\x1b[32m${s}\x1b[0m` : s);
+const red = (s: string) => (tty ? `\x1b[31m${s}\x1b[0m` : s);
+const TOTAL_STEPS = 16;
+let step = 0;
+
+/** Runs one step with a live spinner (on a terminal), then prints ✔ or ✘ with its duration. */
+async function run<T>(title: string, action: () => Promise<T>, detail?: (r: T) => string): Promise<T> {
+  step++;
+  const label = `[${String(step).padStart(2)}/${TOTAL_STEPS}] ${title}`;
+  const started = performance.now();
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let frame = 0;
+  const spinner = tty
+    ? setInterval(() => process.stdout.write(`\r${frames[frame++ % frames.length]} ${label}`), 80)
+    : undefined;
+  try {
+    const result = await action();
+    const ms = Math.round(performance.now() - started);
+    if (spinner) clearInterval(spinner);
+    process.stdout.write(`${tty ? '\r' : ''}${green('✔')} ${label} ${dim(`(${ms} ms)`)}\n`);
+    if (detail) process.stdout.write(`          ${dim(detail(result))}\n`);
+    return result;
+  } catch (err) {
+    if (spinner) clearInterval(spinner);
+    process.stdout.write(
+      `${tty ? '\r' : ''}${red('✘')} ${label}\n          ${red(String((err as Error).message))}\n`,
+    );
+    throw err;
+  }
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + STEP_TIMEOUT_MS;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'trh-demo-'));
+const cleanup: (() => Promise<unknown> | unknown)[] = [
+  () => rmSync(dataDir, { recursive: true, force: true }),
+];
+
+async function main() {
+  process.stdout.write('Travel Rule Hub demo: two exchanges, three protocols, one throw-away hub.\n\n');
+
+  // A local SMTP server catches the NOTIFY e-mail.
+  const mails: string[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        mails.push(Buffer.concat(chunks).toString('utf8'));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  cleanup.push(() => new Promise((r) => smtp.close(() => r(undefined))));
+  const smtpPort = (smtp.server.address() as AddressInfo).port;
+
+  const hub = await run(
+    'Start the hub on a throw-away embedded database',
+    async () => {
+      const masterKey = randomBytes(32);
+      const config = loadConfig({
+        HUB_DATA_DIR: dataDir,
+        HUB_ADMIN_KEY: `trh_admin_${randomBytes(24).toString('base64url')}`,
+        HUB_MASTER_KEY: masterKey.toString('base64'),
+        HUB_ALLOW_PRIVATE_ENDPOINTS: 'true',
+        HUB_LOG_LEVEL: 'silent',
+        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+        HUB_RETRY_SCHEDULE: '200ms,500ms,1s',
+      });
+      const db = await openPglite(dataDir);
+      cleanup.push(() => db.close());
+      await migrate(db);
+      const built = await buildApp({
+        config,
+        db,
+        secrets: { adminKey: config.adminKey!, masterKey, generatedAdminKey: false },
+      });
+      const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
+      await built.deliveries.worker.start();
+      cleanup.unshift(async () => {
+        await built.deliveries.worker.stop();
+        await built.app.close();
+      });
+      return { url, adminKey: config.adminKey! };
+    },
+    (h) => `${h.url}  (docs: ${h.url}/docs, SMTP on 127.0.0.1:${smtpPort})`,
+  );
+
+  const admin = createHubClient({ baseUrl: hub.url, apiKey: hub.adminKey });
+  const keysB = generateParticipantKeyPair();
+  const eventsA: ReceivedEvent[] = [];
+  const eventsB: ReceivedEvent[] = [];
+
+  /** Registers an exchange, then starts its reference receiver with the secret it was issued. */
+  async function exchange(name: string, did: string, events: ReceivedEvent[], publicKey?: string) {
+    const created = await unwrap(
+      admin.POST('/v1/admin/organizations', {
+        body: { name, vaspDid: did, publicKey, organizationType: 'verified' },
+      }),
+    );
+    const receiver = createReceiver({
+      secrets: [created.webhookSecret],
+      privateKeyPem: publicKey ? keysB.privateKeyPem : undefined,
+      onEvent: (e) => events.push(e),
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    cleanup.unshift(() => new Promise((r) => receiver.close(() => r(undefined))));
+    const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const client = createHubClient({ baseUrl: hub.url, apiKey: created.apiKey });
+    await unwrap(client.PATCH('/v1/organizations/me', { body: { travelEndpoint: endpoint } }));
+    return { client, did, id: created.organization.id, endpoint };
+  }
+
+  const A = await run(
+    'Register Exchange A (originator) with its webhook receiver',
+    () => exchange('Exchange A', 'did:web:exchange-a.example', eventsA),
+    (x) => `${x.did} → ${x.endpoint}`,
+  );
+  const B = await run(
+    'Register Exchange B (beneficiary) with an X25519 key and its receiver',
+    () => exchange('Exchange B', 'did:web:exchange-b.example', eventsB, keysB.publicKeyPem),
+    (x) => `${x.did} → ${x.endpoint}`,
+  );
+
+  const status = async (ref: string) =>
+    (
+      await unwrap(
+        A.client.GET('/v1/transactions/{transactionRef}', { params: { path: { transactionRef: ref } } }),
+      )
+    ).status;
+  const eventAt = (events: ReceivedEvent[], event: string, ref: string) => () =>
+    events.find((e) => e.event === event && e.payload.transactionRef === ref);
+  const transfer = (protocol: 'MAIN' | 'BASIC') => ({
+    transactionAsset: 'ETH-USDC',
+    transactionAssetDecimals: 6,
+    transactionAmount: '1250.5',
+    protocol,
+    beneficiaryVASPdid: B.did,
+    transactionBlockchainInfo: {
+      origin: '0x1111111111111111111111111111111111111111',
+      destination: '0x2222222222222222222222222222222222222222',
+    },
+    pii: mainSample(),
+  });
+
+  process.stdout.write('\nMAIN: metadata first, personal data after the originator confirms\n');
+  const main = await run(
+    'A initiates a MAIN transfer of 1250.5 ETH-USDC',
+    () => unwrap(A.client.POST('/v1/transactions/initiate', { body: transfer('MAIN') as never })),
+    (r) => `transactionRef ${r.transactionRef}, status ${r.status}`,
+  );
+  const received = await run(
+    'B receives `received` (signed, verified; no personal data)',
+    () => until('received at B', eventAt(eventsB, 'received', main.transactionRef)),
+    (e) =>
+      `webhook-id ${e.webhookId}; personal data in payload: ${JSON.stringify(e.payload).includes('Muster') ? 'YES' : 'none'}`,
+  );
+  if (JSON.stringify(received.payload).includes('Muster'))
+    throw new Error('MAIN received carried personal data');
+  await run('The hub marks it RECEIVER_NOTIFIED', () =>
+    until('RECEIVER_NOTIFIED', async () =>
+      (await status(main.transactionRef)) === 'RECEIVER_NOTIFIED' ? true : undefined,
+    ),
+  );
+  await run('A confirms', () =>
+    unwrap(A.client.POST('/v1/transactions/confirm', { body: { transactionRef: main.transactionRef } })),
+  );
+  await run(
+    'B receives `confirmed-data` with the IVMS101 personal data',
+    () => until('confirmed-data at B', eventAt(eventsB, 'confirmed-data', main.transactionRef)),
+    (e) =>
+      `originator ${(e.pii as any)?.originator?.originatorPersons?.[0]?.naturalPerson?.name?.[0]?.nameIdentifier?.[0]?.primaryIdentifier}`,
+  );
+  await run('B declines it (SANCTIONS_MATCH)', () =>
+    unwrap(
+      B.client.POST('/v1/transactions/decline', {
+        body: {
+          transactionRef: main.transactionRef,
+          reason: { category: 'SANCTIONS_MATCH', description: 'Beneficiary matches a sanctions list.' },
+        },
+      }),
+    ),
+  );
+  await run(
+    'A receives `declined` with the reason',
+    () => until('declined at A', eventAt(eventsA, 'declined', main.transactionRef)),
+    (e) => `${e.payload.reason.category}: ${e.payload.reason.description}`,
+  );
+
+  process.stdout.write('\nBASIC: everything at once, personal data encrypted for B\n');
+  const basic = await run(
+    'A initiates a BASIC transfer',
+    () => unwrap(A.client.POST('/v1/transactions/initiate', { body: transfer('BASIC') as never })),
+    (r) => `transactionRef ${r.transactionRef}`,
+  );
+  await run(
+    'B receives `received` and decrypts `encryptedPii` with its private key',
+    async () => {
+      const e = await until('received at B', eventAt(eventsB, 'received', basic.transactionRef));
+      if (JSON.stringify(e.pii) !== JSON.stringify(mainSample()))
+        throw new Error('decrypted personal data differs from what A sent');
+      return e;
+    },
+    (e) =>
+      `JWE ${String(e.payload.ivms101_data.encryptedPii).slice(0, 32)}… → decrypted, equal to what A sent`,
+  );
+  await run('The hub marks it CONFIRMED (no confirm step in BASIC)', () =>
+    until('CONFIRMED', async () => ((await status(basic.transactionRef)) === 'CONFIRMED' ? true : undefined)),
+  );
+
+  process.stdout.write('\nNOTIFY: an exchange outside the directory, told by e-mail\n');
+  const notify = await run('A initiates a NOTIFY transfer to compliance@exchange-c.example', () =>
+    unwrap(
+      A.client.POST('/v1/transactions/initiate', {
+        body: {
+          transactionAsset: 'TRX-USDT',
+          transactionAssetDecimals: 6,
+          transactionAmount: '99.99',
+          protocol: 'NOTIFY',
+          beneficiaryVASPid: '5b0e7c3e-6c1e-4a55-9a57-0f4c1d2e3f40',
+          notificationEmail: 'compliance@exchange-c.example',
+          transactionBlockchainInfo: { destination: 'TXYZ1234567890abcdefghijkLMNOPQRS' },
+          pii: notifySample(),
+        } as never,
+      }),
+    ),
+  );
+  await run(
+    'The local SMTP server receives the announcement (no personal data)',
+    async () => {
+      const mail = await until('the NOTIFY e-mail', () =>
+        mails.find((m) => m.includes(notify.transactionRef)),
+      );
+      if (mail.includes('Muster')) throw new Error('the e-mail carried personal data');
+      return mail;
+    },
+    (m) => /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(m)?.[1]?.replace(/\r?\n[ \t]+/g, ' ') ?? '',
+  );
+  await run('The hub marks it RECEIVER_NOTIFIED', () =>
+    until('RECEIVER_NOTIFIED', async () =>
+      (await status(notify.transactionRef)) === 'RECEIVER_NOTIFIED' ? true : undefined,
+    ),
+  );
+}
+
+let failed = false;
+try {
+  await main();
+  process.stdout.write(`\n${green('Demo complete:')} every step passed.\n`);
+} catch {
+  failed = true;
+  process.stdout.write(`\n${red('Demo failed.')}\n`);
+} finally {
+  for (const c of cleanup) await Promise.resolve(c()).catch(() => {});
+}
+process.exit(failed ? 1 : 0);
