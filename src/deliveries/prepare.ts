@@ -17,6 +17,15 @@ export interface SecretSource {
   webhookSecrets(organizationId: string): Promise<string[]>;
 }
 
+interface Recipient {
+  travelEndpoint: string | null;
+  publicKey: string | null;
+  secrets: string[];
+}
+
+/** What the deliveries of one claim read about their recipients, read once per recipient. */
+export type RecipientMemo = Map<string, Promise<Recipient | undefined>>;
+
 export type PreparedWebhook =
   | { ok: true; url: string; body: string; secrets: string[] }
   | { ok: false; error: string };
@@ -67,13 +76,16 @@ export class WebhookPreparer {
     private readonly allowPrivate: boolean,
   ) {}
 
-  async prepare(m: {
-    organizationId: string;
-    event: string;
-    transactionRef: string | null;
-    payload: Record<string, unknown>;
-  }): Promise<PreparedWebhook> {
-    const recipient = await recipientOf(this.db, m.organizationId);
+  async prepare(
+    m: {
+      organizationId: string;
+      event: string;
+      transactionRef: string | null;
+      payload: Record<string, unknown>;
+    },
+    memo?: RecipientMemo,
+  ): Promise<PreparedWebhook> {
+    const recipient = await this.recipient(m.organizationId, memo);
     if (!recipient) return { ok: false, error: 'organization no longer exists' };
     if (!recipient.travelEndpoint) return { ok: false, error: 'organization has no travelEndpoint' };
     const url = notifyUrl(recipient.travelEndpoint, m.event);
@@ -94,9 +106,23 @@ export class WebhookPreparer {
       payload = { ...payload, ivms101Data: pii };
     }
 
-    const secrets = await this.secrets.webhookSecrets(m.organizationId);
+    const secrets = recipient.secrets;
     if (secrets.length === 0) return { ok: false, error: 'organization has no active webhook secret' };
     return { ok: true, url, body: JSON.stringify(ordered(m.event, payload)), secrets };
+  }
+
+  /** The recipient's current endpoint, key and secrets; shared through `memo` within one claim. */
+  private recipient(organizationId: string, memo?: RecipientMemo): Promise<Recipient | undefined> {
+    const known = memo?.get(organizationId);
+    if (known) return known;
+    const reading = (async () => {
+      const r = await recipientOf(this.db, organizationId);
+      if (!r) return undefined;
+      const secrets = r.travelEndpoint ? await this.secrets.webhookSecrets(organizationId) : [];
+      return { ...r, secrets };
+    })();
+    memo?.set(organizationId, reading);
+    return reading;
   }
 }
 

@@ -99,6 +99,11 @@ export async function claimDue(
   }));
 }
 
+/** Refreshes the planner's statistics of the outbox tables (see DeliveryWorker). */
+export async function analyze(q: Queryable): Promise<void> {
+  await q.query('ANALYZE deliveries');
+}
+
 /** Milliseconds until the next PENDING row falls due (future rows only), or null when none. */
 export async function msUntilNextDue(q: Queryable, includeEmail: boolean): Promise<number | null> {
   const rows = await q.query<{ ms: number | string | null }>(
@@ -113,62 +118,98 @@ export async function msUntilNextDue(q: Queryable, includeEmail: boolean): Promi
 
 const HELD = 'id = $1 AND status = $2 AND next_attempt_at = $3';
 
-/**
- * Marks a leased row DELIVERED and records the attempt. Returns false (recording only the
- * attempt) when the lease was lost. Wakes other workers when a later message of the same
- * transaction and recipient was waiting for this one.
- */
-export async function markDelivered(
-  q: Queryable,
-  d: ClaimedDelivery,
-  attempt: { statusCode: number | null; latencyMs: number },
-): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE deliveries SET status = 'DELIVERED', attempts = attempts + 1, delivered_at = clock_timestamp(),
-            last_error = NULL
-      WHERE ${HELD} RETURNING seq`,
-    [d.id, 'PENDING', d.lease],
-  );
-  await insertAttempt(q, d.id, { ...attempt, error: null });
-  if (rows.length === 0) return false;
-  await q.query(
-    `SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM deliveries
-      WHERE transaction_ref = $1 AND seq > $2 AND status = 'PENDING' LIMIT 1`,
-    [d.transactionRef, rows[0]!.seq],
-  );
-  return true;
+export interface AttemptResult {
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
 }
 
 /**
- * Records a failed attempt: PENDING again after `retryInMs`, or FAILED when `retryInMs` is null.
- * Returns the row's next state, or null when the lease was lost (only the attempt is recorded).
+ * Marks leased rows DELIVERED and records their attempts, in one statement each whatever their
+ * number (the worker records what finished meanwhile together). Returns the rows whose lease
+ * still held; only the attempt is recorded for the others. Wakes other workers when a later
+ * message of the same transaction and recipient was waiting for one of these.
  */
+export async function markDeliveredMany(
+  q: Queryable,
+  items: { d: ClaimedDelivery; attempt: AttemptResult }[],
+): Promise<ClaimedDelivery[]> {
+  if (items.length === 0) return [];
+  const rows = await q.query<{ id: string; seq: number }>(
+    `UPDATE deliveries d SET status = 'DELIVERED', attempts = d.attempts + 1, delivered_at = clock_timestamp(),
+            last_error = NULL
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS h(id, lease)
+      WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at = h.lease
+     RETURNING d.id, d.seq`,
+    [items.map((i) => i.d.id), items.map((i) => i.d.lease.toISOString())],
+  );
+  await insertAttempts(q, items);
+  const held = new Map(rows.map((r) => [r.id, Number(r.seq)]));
+  const withRef = items.filter((i) => held.has(i.d.id) && i.d.transactionRef !== null);
+  if (withRef.length > 0) {
+    await q.query(
+      `SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (
+         SELECT 1 FROM unnest($1::uuid[], $2::int[]) AS s(ref, seq)
+           JOIN deliveries e ON e.transaction_ref = s.ref AND e.seq > s.seq AND e.status = 'PENDING')`,
+      [withRef.map((i) => i.d.transactionRef), withRef.map((i) => held.get(i.d.id))],
+    );
+  }
+  return items.filter((i) => held.has(i.d.id)).map((i) => i.d);
+}
+
+/**
+ * Records failed attempts: each row PENDING again after its `retryInMs`, or FAILED when that is
+ * null. Returns each row's new status; rows whose lease was lost are absent (attempt recorded).
+ */
+export async function markFailedMany(
+  q: Queryable,
+  items: { d: ClaimedDelivery; attempt: AttemptResult & { error: string }; retryInMs: number | null }[],
+): Promise<Map<string, DeliveryStatus>> {
+  if (items.length === 0) return new Map();
+  const rows = await q.query<{ id: string; status: DeliveryStatus }>(
+    `UPDATE deliveries d SET attempts = d.attempts + 1, last_error = f.error,
+            status = CASE WHEN f.retry_ms IS NULL THEN 'FAILED' ELSE 'PENDING' END,
+            next_attempt_at = CASE WHEN f.retry_ms IS NULL THEN d.next_attempt_at
+              ELSE clock_timestamp() + make_interval(secs => f.retry_ms / 1000) END
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::float8[]) AS f(id, lease, error, retry_ms)
+      WHERE d.id = f.id AND d.status = 'PENDING' AND d.next_attempt_at = f.lease
+     RETURNING d.id, d.status`,
+    [
+      items.map((i) => i.d.id),
+      items.map((i) => i.d.lease.toISOString()),
+      items.map((i) => i.attempt.error),
+      items.map((i) => i.retryInMs),
+    ],
+  );
+  await insertAttempts(q, items);
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/** One row: see markDeliveredMany. */
+export async function markDelivered(q: Queryable, d: ClaimedDelivery, attempt: Omit<AttemptResult, 'error'>) {
+  return (await markDeliveredMany(q, [{ d, attempt: { ...attempt, error: null } }])).length === 1;
+}
+
+/** One row: see markFailedMany. */
 export async function markAttemptFailed(
   q: Queryable,
   d: ClaimedDelivery,
-  attempt: { statusCode: number | null; latencyMs: number; error: string },
+  attempt: AttemptResult & { error: string },
   retryInMs: number | null,
 ): Promise<DeliveryStatus | null> {
-  const rows = await q.query<{ status: DeliveryStatus }>(
-    `UPDATE deliveries SET attempts = attempts + 1, last_error = $4,
-            status = CASE WHEN $5::double precision IS NULL THEN 'FAILED' ELSE 'PENDING' END,
-            next_attempt_at = CASE WHEN $5::double precision IS NULL THEN next_attempt_at
-              ELSE clock_timestamp() + make_interval(secs => $5::double precision / 1000) END
-      WHERE ${HELD} RETURNING status`,
-    [d.id, 'PENDING', d.lease, attempt.error, retryInMs],
-  );
-  await insertAttempt(q, d.id, attempt);
-  return rows[0]?.status ?? null;
+  return (await markFailedMany(q, [{ d, attempt, retryInMs }])).get(d.id) ?? null;
 }
 
-async function insertAttempt(
-  q: Queryable,
-  deliveryId: string,
-  a: { statusCode: number | null; latencyMs: number; error: string | null },
-): Promise<void> {
+async function insertAttempts(q: Queryable, items: { d: ClaimedDelivery; attempt: AttemptResult }[]) {
   await q.query(
-    'INSERT INTO delivery_attempts (delivery_id, status_code, latency_ms, error) VALUES ($1, $2, $3, $4)',
-    [deliveryId, a.statusCode, Math.max(0, Math.round(a.latencyMs)), a.error],
+    `INSERT INTO delivery_attempts (delivery_id, status_code, latency_ms, error)
+     SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[])`,
+    [
+      items.map((i) => i.d.id),
+      items.map((i) => i.attempt.statusCode),
+      items.map((i) => Math.max(0, Math.round(i.attempt.latencyMs))),
+      items.map((i) => i.attempt.error),
+    ],
   );
 }
 

@@ -6,10 +6,9 @@
  *   rows, so any number of workers in any number of processes share the outbox without taking
  *   the same row twice. Nothing in memory matters for correctness: a crashed worker's leases
  *   run out and another worker (or this one, restarted) sends again with the same message id.
- * - Sending happens outside any database transaction. Recording a result is one transaction:
- *   success marks the row DELIVERED, writes the attempt and lets the transactions domain move the
- *   transaction (hooks.deliveryOutcome), all or nothing; a failure writes the attempt and plans
- *   the next one (retry schedule ±20 %, a receiver's Retry-After honoured but clamped) or FAILED.
+ * - Sending happens outside any database transaction. Recording (recorder.ts) is transactional:
+ *   a success is DELIVERED together with its attempt row and its consequences for the transaction
+ *   (hooks.deliveryOutcome); a failure plans the next attempt or gives up (FAILED).
  * - The loop never spins: it wakes on NOTIFY (new work, or a message whose predecessor was just
  *   delivered), when one of its sends ends, or at the next due time (at most `pollMs` away).
  * - stop() claims nothing more, gives back rows not yet sent, and waits (bounded) for sends in flight.
@@ -20,8 +19,8 @@ import type { NotifyMailer } from './email.js';
 import type { DeliveryHooks } from './hooks.js';
 import type { DeliveryMetrics } from './metrics.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
-import type { WebhookPreparer } from './prepare.js';
-import { nextAttemptDelay, retryAfterClamp } from './retry.js';
+import type { RecipientMemo, WebhookPreparer } from './prepare.js';
+import { ResultRecorder } from './recorder.js';
 import type { SendResult, WebhookSender } from './sender.js';
 import * as store from './store.js';
 
@@ -49,6 +48,9 @@ export interface WorkerOptions {
   stopTimeoutMs?: number;
 }
 
+const SLOW_CLAIM_MS = 15;
+const ANALYZE_EVERY_MS = 30_000;
+
 export class DeliveryWorker {
   private readonly concurrency: number;
   private readonly batchSize: number;
@@ -61,6 +63,8 @@ export class DeliveryWorker {
   private stopped: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private woken = false;
+  private lastAnalyze = 0;
+  private readonly recorder: ResultRecorder;
   private wakeSleeper: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {
@@ -69,6 +73,7 @@ export class DeliveryWorker {
     this.leaseMs = o.leaseMs ?? 30_000;
     this.pollMs = o.pollMs ?? 1000;
     this.stopTimeoutMs = o.stopTimeoutMs ?? 10_000;
+    this.recorder = new ResultRecorder(o);
   }
 
   get isRunning(): boolean {
@@ -124,18 +129,23 @@ export class DeliveryWorker {
   }
 
   private async loop(): Promise<void> {
+    let backlog = false;
     while (!this.stopping) {
       this.woken = false;
-      const room = Math.min(this.batchSize, this.concurrency - this.inFlight.size);
+      const free = this.concurrency - this.inFlight.size;
+      const room = Math.min(this.batchSize, free);
       let wait = this.pollMs;
-      if (room > 0) {
+      // With a backlog, claim whole batches: a claim per finished send would cost a query each.
+      if (room > 0 && !(backlog && room < this.batchSize && this.inFlight.size > 0)) {
         let claimed: store.ClaimedDelivery[];
         try {
+          const started = performance.now();
           claimed = await store.claimDue(this.o.db, {
             limit: room,
             leaseMs: this.leaseMs,
             includeEmail: this.o.mailer !== undefined,
           });
+          await this.refreshStatisticsIfSlow(performance.now() - started);
         } catch (err) {
           this.o.log.error({ err }, 'delivery worker: claiming failed');
           await this.sleep(this.pollMs);
@@ -145,13 +155,28 @@ export class DeliveryWorker {
           await this.release(claimed);
           break;
         }
-        for (const d of claimed) this.launch(d);
-        if (claimed.length === room) continue; // there is probably more due right now
+        const batch: RecipientMemo = new Map();
+        for (const d of claimed) this.launch(d, batch);
+        backlog = claimed.length === room;
+        if (backlog) continue; // there is probably more due right now
         const next = await store.msUntilNextDue(this.o.db, this.o.mailer !== undefined).catch(() => null);
         if (next !== null) wait = Math.min(wait, Math.max(5, Math.ceil(next)));
       }
       await this.sleep(wait);
     }
+  }
+
+  /**
+   * The claim is a quick ordered index scan only when the planner knows the outbox is large; on a
+   * table whose statistics are stale (PGlite runs no autovacuum; a fresh PostgreSQL table before
+   * autovacuum's first pass) it sorts every due row instead. A slow claim refreshes them.
+   */
+  private async refreshStatisticsIfSlow(claimMs: number): Promise<void> {
+    if (claimMs < SLOW_CLAIM_MS || Date.now() - this.lastAnalyze < ANALYZE_EVERY_MS) return;
+    this.lastAnalyze = Date.now();
+    await store.analyze(this.o.db).catch((err) => {
+      this.o.log.warn({ err }, 'delivery worker: ANALYZE of the outbox failed');
+    });
   }
 
   private sleep(ms: number): Promise<void> {
@@ -167,8 +192,9 @@ export class DeliveryWorker {
     });
   }
 
-  private launch(d: store.ClaimedDelivery): void {
-    const job = this.process(d)
+  /** `batch` is shared by the rows of one claim: what they read about a recipient is read once. */
+  private launch(d: store.ClaimedDelivery, batch: RecipientMemo): void {
+    const job = this.process(d, batch)
       .catch((err) => {
         // Recording failed (database gone?): the lease runs out and the row is retried.
         this.o.log.error({ err, deliveryId: d.id }, 'delivery worker: could not record an attempt');
@@ -187,14 +213,14 @@ export class DeliveryWorker {
     });
   }
 
-  private async process(d: store.ClaimedDelivery): Promise<void> {
-    const result = await this.attempt(d);
+  private async process(d: store.ClaimedDelivery, batch: RecipientMemo): Promise<void> {
+    const result = await this.attempt(d, batch);
     if (result === 'released') return;
-    await this.record(d, result);
+    await this.recorder.record(d, result);
   }
 
   /** prepare + send; 'released' when the worker began stopping before anything was sent. */
-  private async attempt(d: store.ClaimedDelivery): Promise<SendResult | 'released'> {
+  private async attempt(d: store.ClaimedDelivery, batch: RecipientMemo): Promise<SendResult | 'released'> {
     const started = performance.now();
     if (d.channel === 'email') {
       if (this.stopping || !this.o.mailer || d.emailTo === null) return this.releaseOne(d);
@@ -202,12 +228,15 @@ export class DeliveryWorker {
     }
     let prepared: Awaited<ReturnType<WebhookPreparer['prepare']>>;
     try {
-      prepared = await this.o.preparer.prepare({
-        organizationId: d.organizationId!,
-        event: d.event,
-        transactionRef: d.transactionRef,
-        payload: d.payload,
-      });
+      prepared = await this.o.preparer.prepare(
+        {
+          organizationId: d.organizationId!,
+          event: d.event,
+          transactionRef: d.transactionRef,
+          payload: d.payload,
+        },
+        batch,
+      );
     } catch (err) {
       this.o.log.error({ err, deliveryId: d.id }, 'delivery worker: could not prepare a message');
       prepared = { ok: false, error: 'internal error while preparing the message' };
@@ -222,47 +251,5 @@ export class DeliveryWorker {
   private async releaseOne(d: store.ClaimedDelivery): Promise<'released'> {
     await this.release([d]);
     return 'released';
-  }
-
-  private async record(d: store.ClaimedDelivery, result: SendResult): Promise<void> {
-    const labels = { event: d.event, channel: d.channel };
-    const seconds = result.latencyMs / 1000;
-    if (result.ok) {
-      try {
-        await this.o.db.transaction(async (tx) => {
-          const held = await store.markDelivered(tx, d, result);
-          if (held) {
-            await this.o.hooks.deliveryOutcome(tx, {
-              event: d.event,
-              channel: d.channel,
-              transactionRef: d.transactionRef,
-            });
-          }
-        });
-        this.o.metrics.attempt({ ...labels, outcome: 'delivered' }, seconds);
-        return;
-      } catch (err) {
-        // The receiver has it, but its consequences could not be committed: treat as a failed
-        // attempt so it is sent again (same message id) rather than silently lost.
-        this.o.log.error({ err, deliveryId: d.id }, 'delivery worker: could not record a delivery');
-        result = { ...result, ok: false, error: 'delivered, but the outcome could not be recorded' };
-      }
-    }
-    const planned = nextAttemptDelay([...this.o.retrySchedule], d.attempts + 1);
-    const retryIn = planned === null ? null : retryAfterClamp(result.retryAfter, planned);
-    const status = await store.markAttemptFailed(
-      this.o.db,
-      d,
-      { statusCode: result.statusCode, latencyMs: result.latencyMs, error: result.error ?? 'failed' },
-      retryIn,
-    );
-    const outcome = status === 'FAILED' ? 'failed' : 'retrying';
-    this.o.metrics.attempt({ ...labels, outcome }, seconds);
-    const fields = { deliveryId: d.id, messageId: d.messageId, event: d.event, attempts: d.attempts + 1 };
-    if (status === 'FAILED') {
-      this.o.log.warn({ ...fields, error: result.error }, 'delivery FAILED after its last attempt');
-    } else {
-      this.o.log.debug({ ...fields, error: result.error, retryInMs: retryIn }, 'delivery attempt failed');
-    }
   }
 }

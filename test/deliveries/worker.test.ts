@@ -20,26 +20,31 @@ after(async () => {
 type Outcome = { event: string; channel: string; transactionRef: string | null };
 
 /**
- * Hooks that record what the worker reports; `failFor` makes the next call for that transaction
+ * Hooks that record what the worker reports; `failFor` makes the next n calls for a transaction
  * throw. (A worker takes every due row of the shared database, other tests' leftovers included.)
  */
 function fakeHooks() {
   const outcomes: Outcome[] = [];
-  const hooks: DeliveryHooks & { outcomes: Outcome[]; failFor: Set<string>; of(refs: string[]): Outcome[] } =
-    {
-      outcomes,
-      failFor: new Set(),
-      of: (refs) => outcomes.filter((o) => refs.includes(o.transactionRef ?? '')),
-      async readPii() {
-        return { originator: { who: 'o' }, beneficiary: { who: 'b' } };
-      },
-      async deliveryOutcome(_tx: Queryable, d: Outcome) {
-        if (d.transactionRef && hooks.failFor.delete(d.transactionRef)) {
-          throw new Error('transactions domain unavailable');
-        }
-        outcomes.push(d);
-      },
-    };
+  const hooks: DeliveryHooks & {
+    outcomes: Outcome[];
+    failFor: Map<string, number>;
+    of(refs: string[]): Outcome[];
+  } = {
+    outcomes,
+    failFor: new Map(),
+    of: (refs) => outcomes.filter((o) => refs.includes(o.transactionRef ?? '')),
+    async readPii() {
+      return { originator: { who: 'o' }, beneficiary: { who: 'b' } };
+    },
+    async deliveryOutcome(_tx: Queryable, d: Outcome) {
+      const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;
+      if (failures > 0) {
+        hooks.failFor.set(d.transactionRef!, failures - 1);
+        throw new Error('transactions domain unavailable');
+      }
+      outcomes.push(d);
+    },
+  };
   return hooks;
 }
 
@@ -206,7 +211,8 @@ eachBackend(
       const { receiver, originator, beneficiary } = await setup();
       const hooks = fakeHooks();
       const ref = await initiate(originator, beneficiary);
-      hooks.failFor.add(ref);
+      // Fails with its batch, then alone: recorded as a failed attempt, sent again.
+      hooks.failFor.set(ref, 2);
       const e = await start(t, hooks);
       await eventually(async () => (await deliveryRows(ref))[0]?.status === 'DELIVERED', 'DELIVERED');
       await e.close();

@@ -1,0 +1,158 @@
+/**
+ * The record stage: turns attempt results into database state, together. Results that finish
+ * while a recording transaction runs wait for the next one, so under load one transaction
+ * records many deliveries (a few statements whatever their number) instead of one each; when
+ * idle, a result is recorded at once.
+ *
+ * Invariants:
+ * - A success is DELIVERED, its attempt row and its consequences for the transaction
+ *   (hooks.deliveryOutcome) in the same database transaction, all or nothing.
+ * - If a batch cannot commit (a hook failed), each of its results is recorded on its own, so one
+ *   bad delivery cannot hold up the others; a success whose consequences still fail is recorded as
+ *   a failed attempt and sent again (same message id) rather than lost.
+ * - A failure plans the next attempt (schedule ±20 %, Retry-After honoured but clamped) or FAILED.
+ */
+import type { Database, Queryable } from '../db/database.js';
+import type { DeliveryHooks } from './hooks.js';
+import type { AttemptOutcome, DeliveryMetrics } from './metrics.js';
+import { nextAttemptDelay, retryAfterClamp } from './retry.js';
+import type { SendResult } from './sender.js';
+import * as store from './store.js';
+import type { WorkerLog } from './worker.js';
+
+interface Pending {
+  d: store.ClaimedDelivery;
+  result: SendResult;
+  done: (err?: unknown) => void;
+}
+
+const MAX_BATCH = 200;
+
+export class ResultRecorder {
+  private queue: Pending[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly o: {
+      db: Database;
+      hooks: DeliveryHooks;
+      metrics: DeliveryMetrics;
+      log: WorkerLog;
+      retrySchedule: readonly number[];
+    },
+  ) {}
+
+  /** Resolves once the result is committed (or rejects when the database cannot be written). */
+  record(d: store.ClaimedDelivery, result: SendResult): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ d, result, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        // Let pending I/O (other sends finishing) run first: PGlite executes a whole transaction
+        // without giving the event loop a turn, so without this every batch would hold one result.
+        await new Promise((resolve) => setImmediate(resolve));
+        const batch = this.queue.splice(0, MAX_BATCH);
+        try {
+          await this.commit(batch);
+        } catch {
+          for (const item of batch) await this.commitAlone(item);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** One item on its own; a success whose consequences fail becomes a failed attempt. */
+  private async commitAlone(item: Pending): Promise<void> {
+    try {
+      await this.commit([item]);
+      return;
+    } catch (err) {
+      if (!item.result.ok) return item.done(err);
+      // The receiver has it, but its consequences could not be committed: send it again later.
+      this.o.log.error({ err, deliveryId: item.d.id }, 'delivery worker: could not record a delivery');
+    }
+    const retry: Pending = {
+      ...item,
+      result: { ...item.result, ok: false, error: 'delivered, but the outcome could not be recorded' },
+    };
+    try {
+      await this.commit([retry]);
+    } catch (err) {
+      item.done(err);
+    }
+  }
+
+  /** Records the batch in one transaction; settles every item when it commits. */
+  private async commit(batch: Pending[]): Promise<void> {
+    const outcomes = await this.o.db.transaction(async (tx) => {
+      const delivered = await this.recordSuccesses(
+        tx,
+        batch.filter((i) => i.result.ok),
+      );
+      const failed = await this.recordFailures(
+        tx,
+        batch.filter((i) => !i.result.ok),
+      );
+      return new Map([...delivered, ...failed]);
+    });
+    for (const item of batch) {
+      const outcome = outcomes.get(item.d.id);
+      if (outcome) this.report(item, outcome);
+      item.done();
+    }
+  }
+
+  private async recordSuccesses(tx: Queryable, items: Pending[]): Promise<[string, AttemptOutcome][]> {
+    const held = await store.markDeliveredMany(
+      tx,
+      items.map((i) => ({ d: i.d, attempt: { ...attemptOf(i.result), error: null } })),
+    );
+    for (const d of held) {
+      await this.o.hooks.deliveryOutcome(tx, {
+        event: d.event,
+        channel: d.channel,
+        transactionRef: d.transactionRef,
+      });
+    }
+    return items.map((i) => [i.d.id, 'delivered']);
+  }
+
+  private async recordFailures(tx: Queryable, items: Pending[]): Promise<[string, AttemptOutcome][]> {
+    const planned = items.map((i) => {
+      const wait = nextAttemptDelay([...this.o.retrySchedule], i.d.attempts + 1);
+      return {
+        d: i.d,
+        attempt: { ...attemptOf(i.result), error: i.result.error ?? 'failed' },
+        retryInMs: wait === null ? null : retryAfterClamp(i.result.retryAfter, wait),
+      };
+    });
+    const statuses = await store.markFailedMany(tx, planned);
+    return items.map((i) => [i.d.id, statuses.get(i.d.id) === 'FAILED' ? 'failed' : 'retrying']);
+  }
+
+  private report({ d, result }: Pending, outcome: AttemptOutcome): void {
+    this.o.metrics.attempt({ event: d.event, channel: d.channel, outcome }, result.latencyMs / 1000);
+    if (outcome === 'delivered') return;
+    const fields = {
+      deliveryId: d.id,
+      messageId: d.messageId,
+      event: d.event,
+      attempts: d.attempts + 1,
+      error: result.error,
+    };
+    if (outcome === 'failed') this.o.log.warn(fields, 'delivery FAILED after its last attempt');
+    else this.o.log.debug(fields, 'delivery attempt failed; retrying');
+  }
+}
+
+function attemptOf(r: SendResult): { statusCode: number | null; latencyMs: number } {
+  return { statusCode: r.statusCode, latencyMs: r.latencyMs };
+}
