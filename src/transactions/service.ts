@@ -7,9 +7,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import { openPii, sealPii } from '../crypto/envelope.js';
+import { CoalescedNotify } from '../db/coalesced-notify.js';
 import type { Database, Queryable } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
-import { enqueue, type OutboxMessage } from '../deliveries/outbox.js';
+import { enqueue, OUTBOX_CHANNEL, type OutboxMessage } from '../deliveries/outbox.js';
 import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError, notFound, validationFailed } from '../http/errors.js';
@@ -40,11 +41,19 @@ export class TransactionService {
     private readonly masterKey: Buffer,
     private readonly lookups: OrgLookups = lookupsIn(db),
   ) {
-    this.initiations = new GroupCommit((items) => store.insertInitiations(db, items), {
-      maxBatch: 200,
-      // PGlite runs one statement at a time anyway; a server takes a few batches at once.
-      maxConcurrent: db.kind === 'pglite' ? 1 : 4,
-    });
+    const wakeWorkers = new CoalescedNotify(db, OUTBOX_CHANNEL);
+    this.initiations = new GroupCommit(
+      async (items) => {
+        await store.insertInitiations(db, items);
+        wakeWorkers.poke();
+      },
+      {
+        maxBatch: 200,
+        // PGlite runs one statement at a time anyway; a server takes two batches at once, so
+        // under load arrivals queue behind them and go out many to a statement.
+        maxConcurrent: db.kind === 'pglite' ? 1 : 2,
+      },
+    );
   }
 
   /**
@@ -56,6 +65,7 @@ export class TransactionService {
       return this.command(originatorId, idem, async (tx) => {
         const prepared = await this.prepareInitiation(lookupsIn(tx), originatorId, body);
         await store.insertInitiations(tx, [prepared.initiation]);
+        await tx.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
         return prepared.response;
       });
     }

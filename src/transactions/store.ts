@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
-import { OUTBOX_CHANNEL, type OutboxMessage } from '../deliveries/outbox.js';
+import type { OutboxMessage } from '../deliveries/outbox.js';
 import { newMessageId } from '../deliveries/signing.js';
 import type { Protocol, State } from './state-machine.js';
 
@@ -63,11 +63,17 @@ export interface Initiation {
 
 /**
  * Writes initiations (one or many: group commit) in ONE statement: the transactions, their
- * NEW history rows and their outbox messages, plus the NOTIFY that wakes the workers. A
- * single statement is atomic on its own, and one round trip however many rows it carries.
+ * NEW history rows and their outbox messages. A single statement is atomic on its own, and
+ * one round trip however many rows it carries. It does not NOTIFY the workers (see
+ * CoalescedNotify): the caller pokes them once the statement committed.
  */
 export async function insertInitiations(q: Queryable, items: Initiation[]): Promise<void> {
-  const input = items.map(({ record: t, sealedPii, message: m }) => ({
+  await q.query(INSERT_INITIATIONS, [JSON.stringify(items.map(initiationRow))]);
+}
+
+/** One element of the statement's jsonb input. */
+export function initiationRow({ record: t, sealedPii, message: m }: Initiation) {
+  return {
     ref: t.ref,
     protocol: t.protocol,
     originator_id: t.originatorId,
@@ -90,9 +96,10 @@ export async function insertInitiations(q: Queryable, items: Initiation[]): Prom
     recipient_id: m.channel === 'webhook' ? m.organizationId : null,
     email_to: m.channel === 'email' ? m.emailTo : null,
     payload: m.payload,
-  }));
-  await q.query(
-    `WITH input AS (
+  };
+}
+
+export const INSERT_INITIATIONS = `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
          ref uuid, protocol text, originator_id uuid, originator_did text, beneficiary_id uuid,
          beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
@@ -114,10 +121,7 @@ export async function insertInitiations(q: Queryable, items: Initiation[]): Prom
        INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload)
        SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload FROM input
      )
-     SELECT pg_notify('${OUTBOX_CHANNEL}', '')`,
-    [JSON.stringify(input)],
-  );
-}
+     SELECT count(*)::int AS n FROM input`;
 
 /** Reads a transaction; `lock` takes a row lock until the surrounding transaction ends. */
 export async function findTransaction(
