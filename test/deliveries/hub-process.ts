@@ -28,8 +28,13 @@ export class HubProcess {
 
   url = '';
 
-  static start(env: Record<string, string>, timeoutMs = 60_000): Promise<HubProcess> {
-    const child = spawn(process.execPath, [...CLI, 'serve'], {
+  /** `serve` is ready once it printed its URL; `worker` (no HTTP) once it says it runs. */
+  static start(
+    env: Record<string, string>,
+    timeoutMs = 60_000,
+    command: 'serve' | 'worker' = 'serve',
+  ): Promise<HubProcess> {
+    const child = spawn(process.execPath, [...CLI, command], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -42,8 +47,12 @@ export class HubProcess {
       const onData = (d: Buffer) => {
         hub.output += d;
         const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(hub.output);
-        if (m && !hub.url && /Delivery worker:/.test(hub.output)) {
-          hub.url = m[1]!;
+        const ready =
+          command === 'worker'
+            ? /delivery worker running/.test(hub.output)
+            : m && /Delivery worker:/.test(hub.output);
+        if (ready && !hub.url) {
+          hub.url = m?.[1] ?? 'no-http';
           clearTimeout(timer);
           resolve(hub);
         }

@@ -126,4 +126,41 @@ describe('scale-out on PostgreSQL', {
     assert.equal(await a!.stop('SIGTERM'), 0);
     assert.equal(await b!.stop('SIGTERM'), 0);
   });
+
+  it('lets `travel-rule-hub worker` deliver for API processes that run no worker', async () => {
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${name}`;
+    const env = hubEnv({ DATABASE_URL: url.toString(), HUB_RETRY_SCHEDULE: '200ms,200ms,200ms' });
+    const api = await HubProcess.start({ ...env, HUB_WORKER: 'false' });
+    processes.push(api);
+    assert.match(api.output, /Delivery worker: off/);
+    const own = await Receiver.start();
+    try {
+      const originator = await api.createOrg({});
+      const beneficiary = await api.createOrg({ travelEndpoint: `${own.url}/w` });
+      const ref = (
+        await api.request(
+          'POST',
+          '/v1/transactions/initiate',
+          originator.apiKey,
+          mainRequest(beneficiary.vaspDid),
+        )
+      ).body.transactionRef;
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(own.requests.length, 0, 'nothing is sent without a worker');
+      const worker = await HubProcess.start(env, 60_000, 'worker');
+      processes.push(worker);
+      await own.waitFor((r) => r.to('/w/v1/notify/received').length === 1, 10_000);
+      await eventually(
+        async () =>
+          (await api.request('GET', `/v1/transactions/${ref}`, originator.apiKey)).body.status ===
+          'RECEIVER_NOTIFIED',
+        'RECEIVER_NOTIFIED',
+      );
+      assert.equal(await worker.stop('SIGTERM'), 0);
+      assert.equal(await api.stop('SIGTERM'), 0);
+    } finally {
+      await own.close();
+    }
+  });
 });
