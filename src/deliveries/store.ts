@@ -116,8 +116,6 @@ export async function msUntilNextDue(q: Queryable, includeEmail: boolean): Promi
   return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
 }
 
-const HELD = 'id = $1 AND status = $2 AND next_attempt_at = $3';
-
 export interface AttemptResult {
   statusCode: number | null;
   latencyMs: number;
@@ -215,13 +213,13 @@ async function insertAttempts(q: Queryable, items: { d: ClaimedDelivery; attempt
 
 /** Gives leased rows back (the worker stops before it started them): due again at once. */
 export async function releaseLeases(q: Queryable, held: ClaimedDelivery[]): Promise<void> {
-  for (const d of held) {
-    await q.query(`UPDATE deliveries SET next_attempt_at = clock_timestamp() WHERE ${HELD}`, [
-      d.id,
-      'PENDING',
-      d.lease,
-    ]);
-  }
+  if (held.length === 0) return;
+  await q.query(
+    `UPDATE deliveries d SET next_attempt_at = clock_timestamp()
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS h(id, lease)
+      WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at = h.lease`,
+    [held.map((d) => d.id), held.map((d) => d.lease.toISOString())],
+  );
 }
 
 /** Where a webhook goes now, and with which key BASIC data is encrypted: read at every attempt. */

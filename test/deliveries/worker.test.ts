@@ -272,6 +272,43 @@ eachBackend(
       assert.equal(leased[0]!.n, 0);
     });
 
+    it('gives back a claimed message it has not sent yet when stopped', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      const ref = await initiate(originator, beneficiary);
+      // confirmed-data needs the personal data first; make reading it slow.
+      let reading: () => void = () => {};
+      const reached = new Promise<void>((resolve) => {
+        reading = resolve;
+      });
+      const hooks = fakeHooks();
+      hooks.readPii = async () => {
+        reading();
+        await new Promise((r) => setTimeout(r, 300));
+        return { originator: {}, beneficiary: {} };
+      };
+      await hub().db.transaction((tx) =>
+        enqueue(tx, [
+          {
+            channel: 'webhook',
+            event: 'confirmed-data',
+            organizationId: originator.id,
+            transactionRef: ref,
+            payload: { transactionRef: ref },
+          },
+        ]),
+      );
+      const e = await start(t, hooks);
+      await reached;
+      await e.worker.stop();
+      const [row] = await hub().db.query<{ status: string; attempts: number; due: boolean }>(
+        `SELECT status, attempts, next_attempt_at <= now() AS due FROM deliveries
+          WHERE transaction_ref = $1 AND event = 'confirmed-data'`,
+        [ref],
+      );
+      assert.deepEqual(row, { status: 'PENDING', attempts: 0, due: true });
+      assert.equal(receiver.to('/o/v1/notify/confirmed-data').length, 0);
+    });
+
     it('wakes on new work at once instead of waiting for its poll', async (t) => {
       const { receiver, originator, beneficiary } = await setup();
       await start(t, fakeHooks(), { pollMs: 30_000 });
