@@ -119,6 +119,14 @@ export class TestHub {
   }
 
   /** Opens the database and starts listening (again, after `stop`). */
+  /** PostgreSQL only: a second hub process's worth (own app, pool and caches) on the same database. */
+  async twin(): Promise<TestHub> {
+    if (!this.config.databaseUrl) throw new Error('a twin needs PostgreSQL');
+    const t = new TestHub(this.backend, this.config, this.adminKey, this.masterKey, async () => {});
+    await t.start();
+    return t;
+  }
+
   async start() {
     this.db = this.config.databaseUrl
       ? await openPostgres(this.config.databaseUrl, 10)

@@ -16,7 +16,7 @@ function assertProblem(res: { status: number; headers: Headers; body: any }, sta
 
 eachBackend(
   'directory and operator API',
-  (hub) => {
+  (hub, backend) => {
     it('rejects /v1 requests without a key, with an unknown key and with a malformed key', async () => {
       assertProblem(await hub().request('GET', '/v1/organizations'), 401, 'UNAUTHENTICATED');
       const unknown = `trh_${'A'.repeat(43)}`;
@@ -281,6 +281,40 @@ eachBackend(
         { actor: 'operator', action: 'organization.updated' },
       ]);
     });
+
+    // PostgreSQL only: one process owns a PGlite directory.
+    if (backend === 'postgres')
+      it('makes a revoked key or a changed endpoint count at once in every hub process', async () => {
+        const other = await hub().twin();
+        try {
+          const org = await hub().createOrg({ travelEndpoint: 'https://before.example' });
+          const second = await hub().admin('POST', `/v1/admin/organizations/${org.id}/api-keys`);
+          // Both processes have the key and the organization cached.
+          assert.equal(
+            (await other.request('GET', '/v1/organizations/me', { key: second.body.apiKey })).status,
+            200,
+          );
+          assert.equal(
+            (await hub().request('GET', '/v1/organizations/me', { key: second.body.apiKey })).status,
+            200,
+          );
+          await other.admin('DELETE', `/v1/admin/api-keys/${second.body.keyId}`);
+          await other.request('PATCH', '/v1/organizations/me', {
+            key: org.apiKey,
+            body: { travelEndpoint: 'https://after.example' },
+          });
+          const deadline = Date.now() + 2000;
+          let status = 200;
+          while (status !== 401 && Date.now() < deadline) {
+            status = (await hub().request('GET', '/v1/organizations/me', { key: second.body.apiKey })).status;
+          }
+          assert.equal(status, 401, 'the other process dropped the revoked key');
+          const me = await hub().request('GET', '/v1/organizations/me', { key: org.apiKey });
+          assert.equal(me.body.travelEndpoint, 'https://after.example');
+        } finally {
+          await other.stop();
+        }
+      });
 
     it('keeps every organization across a restart', async () => {
       const org = await hub().createOrg();
