@@ -160,7 +160,7 @@ function decodeCursor(cursor: string): { at: string; id: string } {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (
       typeof at === 'string' &&
-      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d)?$/.test(at) &&
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at) &&
       typeof id === 'string' &&
       /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)
     ) {

@@ -50,7 +50,7 @@ export interface DeliveryRecord {
   lastError: string | null;
   createdAt: string;
   deliveredAt: string | null;
-  /** Exact `created_at` (text, microseconds) for keyset cursors. */
+  /** Exact `created_at` (ISO 8601 UTC with microseconds) for keyset cursors. */
   cursorAt: string;
 }
 
@@ -237,7 +237,8 @@ export async function recipientOf(
 }
 
 const COLUMNS = `id, message_id, channel, event, organization_id, email_to, transaction_ref, status, attempts,
-  next_attempt_at, last_error, created_at, delivered_at, created_at::text AS cursor_at`;
+  next_attempt_at, last_error, created_at, delivered_at,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
 
 function toRecord(r: Record<string, unknown>): DeliveryRecord {
   const status = r.status as DeliveryStatus;
