@@ -19,6 +19,7 @@ export async function serve(config: Config): Promise<void> {
   const lines = [
     `Travel Rule Hub ${VERSION} listening on ${base}`,
     `API docs: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
+    `Compliance dashboard: ${base}/ui/`,
     `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}`,
   ];
   if (secrets.generatedAdminKey) {

@@ -6,7 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { forgetKey, storedKey, storeKey } from './api.js';
 import { focusPolicy } from './hooks.js';
 import { useRoute } from './router.js';
-import { AnnounceContext, type Session, SessionContext, signIn } from './session.js';
+import { AnnounceContext, type Session, SessionContext, signIn, UpdateMeContext } from './session.js';
 import { DeliveryHealth } from './views/deliveries.js';
 import { OperatorEmails } from './views/operator-emails.js';
 import { OperatorOrganization } from './views/operator-organization.js';
@@ -89,7 +89,9 @@ export function App() {
         <p class="muted center">Signing in…</p>
       ) : session ? (
         <SessionContext.Provider value={session}>
-          <Shell session={session} onSignOut={() => signOut()} />
+          <UpdateMeContext.Provider value={(me) => setSession((s) => (s?.kind === 'org' ? { ...s, me } : s))}>
+            <Shell session={session} onSignOut={() => signOut()} />
+          </UpdateMeContext.Provider>
         </SessionContext.Provider>
       ) : (
         <SignIn onSignIn={signInByHand} notice={signedOutReason} />

@@ -51,6 +51,10 @@ export async function signIn(apiKey: string, onUnauthorized: () => void): Promis
   return session;
 }
 
+/** Replaces the organization's directory entry after the organization changed it (settings). */
+export const UpdateMeContext = createContext<(me: Organization) => void>(() => {});
+export const useUpdateMe = () => useContext(UpdateMeContext);
+
 /** Short messages for the page's polite live region ("Confirmed.", "3 new transactions"). */
 export const AnnounceContext = createContext<(message: string) => void>(() => {});
 export const useAnnounce = () => useContext(AnnounceContext);

@@ -7,7 +7,7 @@ import { fieldErrors, type MyApiKey, type RotatedSecret, type TestEventResult, u
 import { ErrorNote, Fact, Loading, OnceSecret, TableWrap, Time } from '../components/ui.js';
 import { formatTime } from '../format.js';
 import { useFocusOnMount } from '../hooks.js';
-import { useAnnounce, useOrg } from '../session.js';
+import { useAnnounce, useOrg, useUpdateMe } from '../session.js';
 
 export function Settings() {
   const heading = useFocusOnMount<HTMLHeadingElement>('settings');
@@ -38,6 +38,7 @@ export function Settings() {
 function EndpointForm() {
   const session = useOrg();
   const announce = useAnnounce();
+  const updateMe = useUpdateMe();
   const [endpoint, setEndpoint] = useState(session.me.travelEndpoint ?? '');
   const [publicKey, setPublicKey] = useState(session.me.publicKey ?? '');
   const [problems, setProblems] = useState<Record<string, string>>({});
@@ -60,7 +61,7 @@ function EndpointForm() {
     setProblems({});
     try {
       const updated = await unwrap(session.client.PATCH('/v1/organizations/me', { body: patch }));
-      session.me = updated;
+      updateMe(updated);
       setEndpoint(updated.travelEndpoint ?? '');
       setPublicKey(updated.publicKey ?? '');
       announce('Settings saved.');
