@@ -308,6 +308,20 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     assert.equal(await op.evaluate(() => sessionStorage.length), 0, 'signing out forgets the key');
   });
 
+  it('ends the session when its key is revoked elsewhere', async () => {
+    const extra = await hub.request('POST', '/v1/organizations/me/api-keys', { key: gamma.apiKey });
+    keysSeen.push(extra.body.apiKey);
+    const page = await signedIn(extra.body.apiKey);
+    await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+    const revoke = await hub.request('DELETE', `/v1/organizations/me/api-keys/${extra.body.keyId}`, {
+      key: gamma.apiKey,
+    });
+    assert.equal(revoke.status, 204);
+    await page.getByText('The hub no longer accepts this key; sign in again.').waitFor({ timeout: 15_000 });
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    await page.context().close();
+  });
+
   it('can be used with the keyboard alone', async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     const page = await context.newPage();
