@@ -18,7 +18,13 @@ export type OutboxMessage =
       transactionRef: string | null;
       payload: Record<string, unknown>;
     }
-  | { channel: 'email'; event: 'notify'; emailTo: string; transactionRef: string; payload: Record<string, unknown> };
+  | {
+      channel: 'email';
+      event: 'notify';
+      emailTo: string;
+      transactionRef: string;
+      payload: Record<string, unknown>;
+    };
 
 /** The channel the worker LISTENs on; NOTIFY inside the transaction fires at commit. */
 export const OUTBOX_CHANNEL = 'hub_outbox';
