@@ -28,9 +28,10 @@ import { loadAssetTable } from './transactions/amount.js';
 import { PiiSchema } from './transactions/ivms101-schema.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { TransactionService } from './transactions/service.js';
+import { VERSION } from './version.js';
 
 export const BODY_LIMIT = 256 * 1024;
-export const VERSION = '0.1.0';
+export { VERSION } from './version.js';
 
 /** Log paths that may hold secrets or personal data; pino replaces them. */
 const REDACT = [

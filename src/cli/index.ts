@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { VERSION } from '../app.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/lock.js';
@@ -14,8 +13,8 @@ import { openDatabase } from '../db/open.js';
 import { DirectoryService } from '../directory/service.js';
 import { AppError } from '../http/errors.js';
 import { resolveSecrets } from '../secrets.js';
+import { VERSION } from '../version.js';
 import { registerParticipantCommands } from './participant.js';
-import { serve } from './serve.js';
 import { runWorker } from './worker.js';
 
 const program = new Command('travel-rule-hub').version(VERSION).description('Travel Rule Hub');
@@ -23,7 +22,7 @@ const program = new Command('travel-rule-hub').version(VERSION).description('Tra
 program
   .command('serve', { isDefault: true })
   .description('run the API (and the delivery worker unless HUB_WORKER=false)')
-  .action(() => serve(loadConfig()));
+  .action(async () => (await import('./serve.js')).serve(loadConfig()));
 
 program
   .command('worker')

@@ -3,14 +3,18 @@
  * delivery worker unless HUB_WORKER=false. SIGTERM/SIGINT close the listener, let in-flight
  * requests finish, stop the worker and close the database.
  */
-import { buildApp, VERSION } from '../app.js';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { resolveSecrets } from '../secrets.js';
+import { VERSION } from '../version.js';
 
 export async function serve(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
-  const db = await openDatabase(config);
+  // Open the database while the app's modules load: start-up is mostly these two.
+  const opening = openDatabase(config);
+  opening.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
+  const { buildApp } = await import('../app.js');
+  const db = await opening;
   const { app, deliveries } = await buildApp({ config, db, secrets });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
