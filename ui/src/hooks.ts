@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 /**
  * Calls `tick` every `everyMs` while the tab is visible (live refresh by polling), restarting
@@ -42,4 +42,25 @@ export function useFocusOnMount<T extends HTMLElement>(key: unknown) {
     if (focusPolicy.moveToNewView) ref.current?.focus();
   }, [key]);
   return ref;
+}
+
+/**
+ * A command behind a button or a form: `busy` while it runs, its failure in `error` (cleared
+ * when it runs again) for the view to show. `setError` lets a view report a load's failure there.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async (command: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await command();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
 }

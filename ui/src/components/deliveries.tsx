@@ -1,7 +1,7 @@
 /** Webhook deliveries with every attempt (status code, latency, error) and, when FAILED, redelivery. */
-import { useState } from 'preact/hooks';
 import { type Delivery, unwrap } from '../api.js';
 import { shortRef } from '../format.js';
+import { useAction } from '../hooks.js';
 import { href } from '../router.js';
 import { useAnnounce, useOrg } from '../session.js';
 import { ErrorNote, StatusBadge, TableWrap, Time } from './ui.js';
@@ -37,22 +37,14 @@ function DeliveryItem({
 }) {
   const { client } = useOrg();
   const announce = useAnnounce();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
 
-  const redeliver = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const redeliver = () =>
+    run(async () => {
       await unwrap(client.POST('/v1/webhooks/deliveries/{id}/redeliver', { params: { path: { id: d.id } } }));
       announce(`The ${d.event} webhook is queued again.`);
       onChange();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <article class="delivery" aria-label={`${d.event} webhook, ${d.status.toLowerCase()}`}>

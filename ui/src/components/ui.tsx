@@ -1,8 +1,9 @@
-/** Small shared pieces: status badges, times, errors, secrets shown once. */
+/** Small shared pieces: page heads, status badges, times, errors, secrets shown once, list tables. */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { describeError } from '../api.js';
 import { formatTime, STATUS_LABELS } from '../format.js';
+import { useFocusOnMount } from '../hooks.js';
 
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge badge-${status.toLowerCase()}`}>{STATUS_LABELS[status] ?? status}</span>;
@@ -66,6 +67,32 @@ export function OnceSecret({
   );
 }
 
+/**
+ * A page's heading and what stands under it. The heading takes the focus when the page opens
+ * (as focusPolicy says) and again when `focusKey` changes, as when the inbox becomes the outbox.
+ */
+export function PageHead({
+  id,
+  title,
+  focusKey,
+  children,
+}: {
+  id: string;
+  title: ComponentChildren;
+  focusKey?: unknown;
+  children?: ComponentChildren;
+}) {
+  const heading = useFocusOnMount<HTMLHeadingElement>(focusKey);
+  return (
+    <div class="page-head">
+      <h1 id={id} ref={heading} tabIndex={-1}>
+        {title}
+      </h1>
+      {children}
+    </div>
+  );
+}
+
 /** A table that scrolls sideways on its own on narrow screens instead of the whole page. */
 export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
   return (
@@ -73,6 +100,51 @@ export function TableWrap({ label, children }: { label: string; children: Compon
     <section class="table-wrap" aria-label={`${label} (table)`} tabIndex={0}>
       {children}
     </section>
+  );
+}
+
+/** A column heading of a list table; a `hidden` one (an actions column) is for screen readers only. */
+export type Column = string | { label: string; num?: boolean; hidden?: boolean };
+
+/** A `table.list` in its scrolling wrapper: one header row of `columns`, the rows as children. */
+export function ListTable({
+  label,
+  columns,
+  children,
+}: {
+  label: string;
+  columns: Column[];
+  children: ComponentChildren;
+}) {
+  return (
+    <TableWrap label={label}>
+      <table class="list">
+        <thead>
+          <tr>
+            {columns.map((c) => {
+              const col = typeof c === 'string' ? { label: c } : c;
+              return (
+                <th key={col.label} scope="col" class={col.num ? 'num' : undefined}>
+                  {col.hidden ? <span class="sr-only">{col.label}</span> : col.label}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+/** The button under a paged list that fetches the next page. */
+export function LoadMore({ onClick, busy = false }: { onClick: () => void; busy?: boolean }) {
+  return (
+    <p>
+      <button type="button" class="secondary" onClick={onClick} disabled={busy}>
+        {busy ? 'Loading…' : 'Load more'}
+      </button>
+    </p>
   );
 }
 

@@ -2,8 +2,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, unwrap } from '../api.js';
 import { DeliveryList } from '../components/deliveries.js';
-import { ErrorNote, Loading } from '../components/ui.js';
-import { useFocusOnMount, usePoll } from '../hooks.js';
+import { ErrorNote, Loading, PageHead } from '../components/ui.js';
+import { usePoll } from '../hooks.js';
 import { useOrg } from '../session.js';
 import { POLL_MS } from './transactions.js';
 
@@ -12,7 +12,6 @@ export function DeliveryHealth() {
   const [failed, setFailed] = useState<Delivery[] | null>(null);
   const [pending, setPending] = useState<Delivery[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const heading = useFocusOnMount<HTMLHeadingElement>('deliveries');
 
   const load = async () => {
     const list = (status: 'FAILED' | 'PENDING') =>
@@ -30,16 +29,13 @@ export function DeliveryHealth() {
 
   return (
     <section aria-labelledby="health-heading">
-      <div class="page-head">
-        <h1 id="health-heading" ref={heading} tabIndex={-1}>
-          Delivery health
-        </h1>
+      <PageHead id="health-heading" title="Delivery health">
         <p class="muted small">
           Webhooks the hub owes your endpoint{' '}
           {me.travelEndpoint ? <code class="break">{me.travelEndpoint}</code> : '(no travel endpoint set)'}.
           Failed ones used up their retries: fix the endpoint, then redeliver.
         </p>
-      </div>
+      </PageHead>
       <ErrorNote error={error} />
       <div class="counters">
         <Counter label="Failed" value={failed?.length} tone={failed?.length ? 'bad' : 'ok'} />

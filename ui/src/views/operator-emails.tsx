@@ -1,13 +1,15 @@
 /** NOTIFY e-mails (to exchanges outside the directory) and their delivery state, for the operator. */
 import { useEffect, useState } from 'preact/hooks';
 import { type Email, unwrap } from '../api.js';
-import { ErrorNote, Loading, StatusBadge, TableWrap, Time } from '../components/ui.js';
+import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { STATUS_LABELS, shortRef } from '../format.js';
-import { useFocusOnMount, usePoll } from '../hooks.js';
+import { usePoll } from '../hooks.js';
 import { useSession } from '../session.js';
 import { POLL_MS } from './transactions.js';
 
 type Status = Email['status'];
+
+const COLUMNS = ['To', 'Transaction', 'Queued', 'Status', { label: 'Attempts', num: true }, 'Last answer'];
 
 export function OperatorEmails() {
   const { client } = useSession();
@@ -16,7 +18,6 @@ export function OperatorEmails() {
   const [next, setNext] = useState<string | null>(null);
   const [smtp, setSmtp] = useState<boolean | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const heading = useFocusOnMount<HTMLHeadingElement>('emails');
 
   const page = (cursor?: string) =>
     unwrap(
@@ -56,12 +57,9 @@ export function OperatorEmails() {
 
   return (
     <section aria-labelledby="emails-heading">
-      <div class="page-head">
-        <h1 id="emails-heading" ref={heading} tabIndex={-1}>
-          NOTIFY e-mails
-        </h1>
+      <PageHead id="emails-heading" title="NOTIFY e-mails">
         <p class="muted small">Announcements of NOTIFY transfers to exchanges outside the directory.</p>
-      </div>
+      </PageHead>
       {smtp === false ? (
         <p class="note note-info">
           No SMTP server is configured (<code>SMTP_URL</code>): e-mails wait in the outbox until one is.
@@ -90,61 +88,39 @@ export function OperatorEmails() {
       ) : emails.length === 0 ? (
         <p class="empty">No NOTIFY e-mail{status ? ' in this state' : ' yet'}.</p>
       ) : (
-        <TableWrap label="NOTIFY e-mails">
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">To</th>
-                <th scope="col">Transaction</th>
-                <th scope="col">Queued</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Attempts
-                </th>
-                <th scope="col">Last answer</th>
+        <ListTable label="NOTIFY e-mails" columns={COLUMNS}>
+          {emails.map((m) => {
+            const last = m.attemptLog[m.attemptLog.length - 1];
+            return (
+              <tr key={m.id}>
+                <td data-label="To" class="break">
+                  {m.to}
+                </td>
+                <td data-label="Transaction" class="mono">
+                  {m.transactionRef ? shortRef(m.transactionRef) : '—'}
+                </td>
+                <td data-label="Queued">
+                  <Time iso={m.createdAt} />
+                </td>
+                <td data-label="Status">
+                  <StatusBadge status={m.status} />
+                </td>
+                <td data-label="Attempts" class="num">
+                  {m.attempts}
+                </td>
+                <td data-label="Last answer" class="small">
+                  {last
+                    ? `${last.statusCode ?? 'no answer'}${last.error ? ` · ${last.error}` : ''}`
+                    : m.status === 'DELIVERED'
+                      ? 'accepted'
+                      : 'not tried yet'}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {emails.map((m) => {
-                const last = m.attemptLog[m.attemptLog.length - 1];
-                return (
-                  <tr key={m.id}>
-                    <td data-label="To" class="break">
-                      {m.to}
-                    </td>
-                    <td data-label="Transaction" class="mono">
-                      {m.transactionRef ? shortRef(m.transactionRef) : '—'}
-                    </td>
-                    <td data-label="Queued">
-                      <Time iso={m.createdAt} />
-                    </td>
-                    <td data-label="Status">
-                      <StatusBadge status={m.status} />
-                    </td>
-                    <td data-label="Attempts" class="num">
-                      {m.attempts}
-                    </td>
-                    <td data-label="Last answer" class="small">
-                      {last
-                        ? `${last.statusCode ?? 'no answer'}${last.error ? ` · ${last.error}` : ''}`
-                        : m.status === 'DELIVERED'
-                          ? 'accepted'
-                          : 'not tried yet'}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableWrap>
+            );
+          })}
+        </ListTable>
       )}
-      {next ? (
-        <p>
-          <button type="button" class="secondary" onClick={more}>
-            Load more
-          </button>
-        </p>
-      ) : null}
+      {next ? <LoadMore onClick={more} /> : null}
     </section>
   );
 }

@@ -1,10 +1,20 @@
 /** The operator's directory: every organization, verify/unverify in place, and registration. */
 import { useEffect, useState } from 'preact/hooks';
 import { type CreatedOrganization, fieldErrors, type Organization, unwrap } from '../api.js';
-import { ErrorNote, Loading, OnceSecret, TableWrap } from '../components/ui.js';
-import { useFocusOnMount } from '../hooks.js';
+import { Field, FormError, textBinder } from '../components/forms.js';
+import { ErrorNote, ListTable, Loading, OnceSecret, PageHead } from '../components/ui.js';
+import { useAction } from '../hooks.js';
 import { href } from '../router.js';
 import { useAnnounce, useSession } from '../session.js';
+
+const COLUMNS = [
+  'Name',
+  'DID',
+  'Travel endpoint',
+  'Public key',
+  'Status',
+  { label: 'Actions', hidden: true },
+];
 
 export function OperatorOrganizations() {
   const { client } = useSession();
@@ -12,7 +22,6 @@ export function OperatorOrganizations() {
   const [orgs, setOrgs] = useState<Organization[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
-  const heading = useFocusOnMount<HTMLHeadingElement>('organizations');
 
   const load = () =>
     unwrap(client.GET('/v1/admin/organizations')).then((r) => {
@@ -43,92 +52,67 @@ export function OperatorOrganizations() {
 
   return (
     <section aria-labelledby="orgs-heading">
-      <div class="page-head">
-        <h1 id="orgs-heading" ref={heading} tabIndex={-1}>
-          Organizations
-        </h1>
+      <PageHead id="orgs-heading" title="Organizations">
         <p class="muted small">
           The hub’s directory. Verify an organization once you have checked who it is.
         </p>
-      </div>
+      </PageHead>
       <ErrorNote error={error} />
       {orgs === null ? (
         <Loading what="organizations" />
       ) : orgs.length === 0 ? (
         <p class="empty">No organization yet: register the first one below.</p>
       ) : (
-        <TableWrap label="Organizations">
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">DID</th>
-                <th scope="col">Travel endpoint</th>
-                <th scope="col">Public key</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {orgs.map((o) => (
-                <tr key={o.id}>
-                  <td data-label="Name">
-                    <a href={href('organizations', o.id)}>{o.name}</a>
-                  </td>
-                  <td data-label="DID" class="did">
-                    {o.vaspDid}
-                  </td>
-                  <td data-label="Endpoint" class="mono small break">
-                    {o.travelEndpoint ?? <span class="muted">none</span>}
-                  </td>
-                  <td data-label="Public key">{o.publicKey ? 'set' : <span class="muted">none</span>}</td>
-                  <td data-label="Status">
-                    <span class={`badge badge-${o.organizationType}`}>{o.organizationType}</span>
-                  </td>
-                  <td data-label="Actions">
-                    <button
-                      type="button"
-                      class={o.organizationType === 'verified' ? 'secondary small-button' : 'small-button'}
-                      disabled={busy === o.id}
-                      onClick={() => setVerified(o, o.organizationType !== 'verified')}
-                      aria-label={`${o.organizationType === 'verified' ? 'Unverify' : 'Verify'} ${o.name}`}
-                    >
-                      {o.organizationType === 'verified' ? 'Unverify' : 'Verify'}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable label="Organizations" columns={COLUMNS}>
+          {orgs.map((o) => (
+            <tr key={o.id}>
+              <td data-label="Name">
+                <a href={href('organizations', o.id)}>{o.name}</a>
+              </td>
+              <td data-label="DID" class="did">
+                {o.vaspDid}
+              </td>
+              <td data-label="Endpoint" class="mono small break">
+                {o.travelEndpoint ?? <span class="muted">none</span>}
+              </td>
+              <td data-label="Public key">{o.publicKey ? 'set' : <span class="muted">none</span>}</td>
+              <td data-label="Status">
+                <span class={`badge badge-${o.organizationType}`}>{o.organizationType}</span>
+              </td>
+              <td data-label="Actions">
+                <button
+                  type="button"
+                  class={o.organizationType === 'verified' ? 'secondary small-button' : 'small-button'}
+                  disabled={busy === o.id}
+                  onClick={() => setVerified(o, o.organizationType !== 'verified')}
+                  aria-label={`${o.organizationType === 'verified' ? 'Unverify' : 'Verify'} ${o.name}`}
+                >
+                  {o.organizationType === 'verified' ? 'Unverify' : 'Verify'}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <CreateOrganization onCreated={load} />
     </section>
   );
 }
 
+const EMPTY = { name: '', vaspDid: '', travelEndpoint: '', publicKey: '', verified: false };
+
 function CreateOrganization({ onCreated }: { onCreated: () => void }) {
   const { client } = useSession();
   const announce = useAnnounce();
-  const [form, setForm] = useState({
-    name: '',
-    vaspDid: '',
-    travelEndpoint: '',
-    publicKey: '',
-    verified: false,
-  });
+  const [form, setForm] = useState(EMPTY);
   const [created, setCreated] = useState<CreatedOrganization | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const problems = fieldErrors(error);
+  const text = textBinder(form, setForm);
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    run(async () => {
       const body = {
         name: form.name.trim(),
         vaspDid: form.vaspDid.trim(),
@@ -138,28 +122,11 @@ function CreateOrganization({ onCreated }: { onCreated: () => void }) {
       };
       const r = await unwrap(client.POST('/v1/admin/organizations', { body }));
       setCreated(r);
-      setForm({ name: '', vaspDid: '', travelEndpoint: '', publicKey: '', verified: false });
+      setForm(EMPTY);
       announce(`${r.organization.name} registered. Copy its API key and webhook secret now.`);
       onCreated();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
-  const text = (field: 'name' | 'vaspDid' | 'travelEndpoint' | 'publicKey') => ({
-    id: `new-${field}`,
-    value: form[field],
-    onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
-    'aria-invalid': problems[field] ? true : undefined,
-    'aria-describedby': problems[field] ? `new-${field}-error` : undefined,
-  });
-  const problem = (field: string) =>
-    problems[field] ? (
-      <p id={`new-${field}-error`} class="field-error">
-        {problems[field]}
-      </p>
-    ) : null;
 
   return (
     <section class="panel" aria-labelledby="register-heading">
@@ -178,37 +145,35 @@ function CreateOrganization({ onCreated }: { onCreated: () => void }) {
         </div>
       ) : null}
       <form onSubmit={submit} class="grid-form" noValidate>
-        <div class="field">
-          <label for="new-name">Name</label>
-          <input {...text('name')} required maxLength={200} />
-          {problem('name')}
-        </div>
-        <div class="field">
-          <label for="new-vaspDid">DID</label>
-          <input
-            {...text('vaspDid')}
-            required
-            class="mono"
-            placeholder="did:web:vasp.example"
-            spellcheck={false}
-          />
-          {problem('vaspDid')}
-        </div>
-        <div class="field">
-          <label for="new-travelEndpoint">Travel endpoint (optional)</label>
-          <input
-            {...text('travelEndpoint')}
-            type="url"
-            class="mono"
-            placeholder="https://vasp.example/travel"
-          />
-          {problem('travelEndpoint')}
-        </div>
-        <div class="field wide">
-          <label for="new-publicKey">Public key, PEM (optional)</label>
-          <textarea {...text('publicKey')} rows={3} class="mono" spellcheck={false} />
-          {problem('publicKey')}
-        </div>
+        <Field id="new-name" label="Name" error={problems.name}>
+          {(aria) => <input {...aria} {...text('name')} required maxLength={200} />}
+        </Field>
+        <Field id="new-vaspDid" label="DID" error={problems.vaspDid}>
+          {(aria) => (
+            <input
+              {...aria}
+              {...text('vaspDid')}
+              required
+              class="mono"
+              placeholder="did:web:vasp.example"
+              spellcheck={false}
+            />
+          )}
+        </Field>
+        <Field id="new-travelEndpoint" label="Travel endpoint (optional)" error={problems.travelEndpoint}>
+          {(aria) => (
+            <input
+              {...aria}
+              {...text('travelEndpoint')}
+              type="url"
+              class="mono"
+              placeholder="https://vasp.example/travel"
+            />
+          )}
+        </Field>
+        <Field id="new-publicKey" label="Public key, PEM (optional)" error={problems.publicKey} wide>
+          {(aria) => <textarea {...aria} {...text('publicKey')} rows={3} class="mono" spellcheck={false} />}
+        </Field>
         <div class="field wide check">
           <input
             id="new-verified"
@@ -218,7 +183,7 @@ function CreateOrganization({ onCreated }: { onCreated: () => void }) {
           />
           <label for="new-verified">Verified already</label>
         </div>
-        {error && Object.keys(problems).length === 0 ? <ErrorNote error={error} /> : null}
+        <FormError error={error} />
         <div class="field wide">
           <button type="submit" disabled={busy || !form.name.trim() || !form.vaspDid.trim()}>
             {busy ? 'Registering…' : 'Register organization'}

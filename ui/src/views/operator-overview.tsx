@@ -1,9 +1,9 @@
 /** The operator's hub-wide counters: transactions by status, the delivery queue, organizations. */
 import { useEffect, useState } from 'preact/hooks';
 import { type HubStats, unwrap } from '../api.js';
-import { ErrorNote, Loading } from '../components/ui.js';
+import { ErrorNote, Loading, PageHead } from '../components/ui.js';
 import { duration, STATUS_LABELS } from '../format.js';
-import { useFocusOnMount, usePoll } from '../hooks.js';
+import { usePoll } from '../hooks.js';
 import { useSession } from '../session.js';
 import { Counter } from './deliveries.js';
 import { POLL_MS } from './transactions.js';
@@ -13,7 +13,6 @@ export function OperatorOverview() {
   const [stats, setStats] = useState<HubStats | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
-  const heading = useFocusOnMount<HTMLHeadingElement>('overview');
 
   const load = async () => {
     setStats(await unwrap(client.GET('/v1/admin/stats')));
@@ -28,14 +27,11 @@ export function OperatorOverview() {
   const age = stats?.deliveries.oldestPendingAgeSeconds ?? null;
   return (
     <section aria-labelledby="overview-heading">
-      <div class="page-head">
-        <h1 id="overview-heading" ref={heading} tabIndex={-1}>
-          Hub overview
-        </h1>
+      <PageHead id="overview-heading" title="Hub overview">
         <p class="muted small">
           {updatedAt ? `Updated ${updatedAt.toLocaleTimeString()}; refreshes by itself.` : ''}
         </p>
-      </div>
+      </PageHead>
       <ErrorNote error={error} />
       {!stats ? (
         error ? null : (

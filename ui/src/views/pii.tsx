@@ -31,6 +31,14 @@ const ID_TYPES: Record<string, string> = {
   MISC: 'Other identifier',
 };
 
+/** The kinds of name identifier a name holds, and how a kind other than the plain one is noted. */
+const NAME_KINDS = {
+  nameIdentifier: '',
+  localNameIdentifier: ', local',
+  phoneticNameIdentifier: ', phonetic',
+} as const;
+type NameKind = keyof typeof NAME_KINDS;
+
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const list = (v: unknown): Json[] =>
   Array.isArray(v) ? v.map(obj) : v && typeof v === 'object' ? [obj(v)] : [];
@@ -127,24 +135,12 @@ function LegalPerson({ p }: { p: Json }) {
       <dl class="facts">
         <Fact label="Names">
           <ul class="plain">
-            {names.flatMap((n) =>
-              (['nameIdentifier', 'localNameIdentifier', 'phoneticNameIdentifier'] as const).flatMap((kind) =>
-                list(n[kind]).map((id) => (
-                  <li key={`${kind}${str(id.legalPersonName)}`}>
-                    {str(id.legalPersonName)}{' '}
-                    <span class="muted small">
-                      ({NAME_TYPES[str(id.legalPersonNameIdentifierType) ?? 'LEGL'] ?? 'name'}
-                      {kind === 'localNameIdentifier'
-                        ? ', local'
-                        : kind === 'phoneticNameIdentifier'
-                          ? ', phonetic'
-                          : ''}
-                      )
-                    </span>
-                  </li>
-                )),
-              ),
-            )}
+            {nameIdentifiers(names).map(({ kind, id }) => (
+              <li key={`${kind}${str(id.legalPersonName)}`}>
+                {str(id.legalPersonName)}{' '}
+                <span class="muted small">({nameType(str(id.legalPersonNameIdentifierType), kind)})</span>
+              </li>
+            ))}
           </ul>
         </Fact>
         <Addresses value={p.geographicAddress} />
@@ -170,28 +166,28 @@ function primaryNaturalName(names: Json[]): string | undefined {
   return legal ? naturalName(legal) : undefined;
 }
 
+/** Every identifier of every name, with its kind, in the order given. */
+function nameIdentifiers(names: Json[]): { kind: NameKind; id: Json }[] {
+  const kinds = Object.keys(NAME_KINDS) as NameKind[];
+  return names.flatMap((n) => kinds.flatMap((kind) => list(n[kind]).map((id) => ({ kind, id }))));
+}
+
+/** "legal name", "alias, local", …: the name's type code (LEGL when absent) and its kind. */
+function nameType(code: string | undefined, kind: NameKind): string {
+  return `${NAME_TYPES[code ?? 'LEGL'] ?? 'name'}${NAME_KINDS[kind]}`;
+}
+
 function NameList({ names }: { names: Json[] }) {
   return (
     <ul class="plain">
-      {names.flatMap((n) =>
-        (['nameIdentifier', 'localNameIdentifier', 'phoneticNameIdentifier'] as const).flatMap((kind) =>
-          list(n[kind]).map((id) => (
-            <li key={`${kind}${naturalName(id)}`}>
-              {naturalName(id)}{' '}
-              <span class="muted small">
-                (family name: {str(id.primaryIdentifier)};{' '}
-                {NAME_TYPES[str(id.nameIdentifierType) ?? 'LEGL'] ?? 'name'}
-                {kind === 'localNameIdentifier'
-                  ? ', local'
-                  : kind === 'phoneticNameIdentifier'
-                    ? ', phonetic'
-                    : ''}
-                )
-              </span>
-            </li>
-          )),
-        ),
-      )}
+      {nameIdentifiers(names).map(({ kind, id }) => (
+        <li key={`${kind}${naturalName(id)}`}>
+          {naturalName(id)}{' '}
+          <span class="muted small">
+            (family name: {str(id.primaryIdentifier)}; {nameType(str(id.nameIdentifierType), kind)})
+          </span>
+        </li>
+      ))}
     </ul>
   );
 }

@@ -4,15 +4,19 @@
  * hash (originator, not DECLINED, not yet shared). If the counterparty acted first, the hub's
  * 409 is shown as it is and the page reloads the current state.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { DECLINE_CATEGORIES } from '../../../src/transactions/decline.js';
 import { HubProblem, type Transaction, unwrap } from '../api.js';
+import { Field } from '../components/forms.js';
 import { ErrorNote } from '../components/ui.js';
 import { words } from '../format.js';
+import { useAction } from '../hooks.js';
 import { useAnnounce, useOrg } from '../session.js';
 import type { Role } from './transaction.js';
 
-const TX_HASH_PATTERN = '[A-Za-z0-9._:\\-]+';
+/** How a transaction hash is typed, wherever it is asked for. */
+const TX_HASH_INPUT = { class: 'mono', pattern: '[A-Za-z0-9._:\\-]+', maxLength: 256, spellcheck: false };
 
 export function allowedActions(tx: Transaction, role: Role) {
   return {
@@ -75,67 +79,106 @@ export function TransactionActions({
  */
 function useCommand({ onChanged, onConflict }: FormProps) {
   const announce = useAnnounce();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const run = async (command: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    setError(null);
+  const { busy, error, run: runAction } = useAction();
+  const run = (command: () => Promise<unknown>, done: string) => {
     onConflict(null);
-    try {
-      await command();
-      announce(done);
-      onChanged();
-    } catch (err) {
-      if (err instanceof HubProblem && err.status === 409) {
+    return runAction(async () => {
+      try {
+        await command();
+      } catch (err) {
+        if (!(err instanceof HubProblem && err.status === 409)) throw err;
         onConflict(err);
         onChanged();
-      } else {
-        setError(err);
+        return;
       }
-    } finally {
-      setBusy(false);
-    }
+      announce(done);
+      onChanged();
+    });
   };
   return { busy, error, run };
+}
+
+/** One command's form: heading, what it does, its fields, its failure and its submit button. */
+function ActionForm({
+  name,
+  title,
+  intro,
+  command,
+  button,
+  busyButton,
+  buttonClass,
+  ready = true,
+  onSubmit,
+  children,
+}: {
+  /** Gives the heading's id, `<name>-heading`. */
+  name: string;
+  title: string;
+  intro: ComponentChildren;
+  command: { busy: boolean; error: unknown };
+  button: string;
+  busyButton: string;
+  buttonClass?: string;
+  /** Whether the fields are filled in enough to submit. */
+  ready?: boolean;
+  onSubmit: () => void;
+  children: ComponentChildren;
+}) {
+  const submit = (e: Event) => {
+    e.preventDefault();
+    onSubmit();
+  };
+  return (
+    <form class="action" onSubmit={submit} aria-labelledby={`${name}-heading`}>
+      <h3 id={`${name}-heading`}>{title}</h3>
+      <p class="small">{intro}</p>
+      {children}
+      <ErrorNote error={command.error} prefix="Failed:" />
+      <button type="submit" class={buttonClass} disabled={command.busy || !ready}>
+        {command.busy ? busyButton : button}
+      </button>
+    </form>
+  );
 }
 
 function ConfirmForm(props: FormProps) {
   const { tx } = props;
   const { client } = useOrg();
   const [txHash, setTxHash] = useState('');
-  const { busy, error, run } = useCommand(props);
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const command = useCommand(props);
+  const submit = () => {
     const body = { transactionRef: tx.transactionRef, ...(txHash.trim() ? { txHash: txHash.trim() } : {}) };
-    run(
+    command.run(
       () => unwrap(client.POST('/v1/transactions/confirm', { body })),
       'Confirmed. The personal data is on its way to the beneficiary.',
     );
   };
   return (
-    <form class="action" onSubmit={submit} aria-labelledby="confirm-heading">
-      <h3 id="confirm-heading">Confirm</h3>
-      <p class="small">
-        The beneficiary acknowledged the transfer. Confirming sends it your customer’s personal data (
-        <code>confirmed-data</code> webhook).
-      </p>
-      <div class="field">
-        <label for="confirm-hash">Transaction hash (optional)</label>
-        <input
-          id="confirm-hash"
-          class="mono"
-          value={txHash}
-          pattern={TX_HASH_PATTERN}
-          maxLength={256}
-          spellcheck={false}
-          onInput={(e) => setTxHash(e.currentTarget.value)}
-        />
-      </div>
-      <ErrorNote error={error} prefix="Failed:" />
-      <button type="submit" disabled={busy}>
-        {busy ? 'Confirming…' : 'Confirm transaction'}
-      </button>
-    </form>
+    <ActionForm
+      name="confirm"
+      title="Confirm"
+      intro={
+        <>
+          The beneficiary acknowledged the transfer. Confirming sends it your customer’s personal data (
+          <code>confirmed-data</code> webhook).
+        </>
+      }
+      command={command}
+      button="Confirm transaction"
+      busyButton="Confirming…"
+      onSubmit={submit}
+    >
+      <Field id="confirm-hash" label="Transaction hash (optional)">
+        {(aria) => (
+          <input
+            {...aria}
+            {...TX_HASH_INPUT}
+            value={txHash}
+            onInput={(e) => setTxHash(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+    </ActionForm>
   );
 }
 
@@ -144,57 +187,57 @@ function DeclineForm(props: FormProps) {
   const { client } = useOrg();
   const [category, setCategory] = useState('');
   const [description, setDescription] = useState('');
-  const { busy, error, run } = useCommand(props);
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const command = useCommand(props);
+  const submit = () => {
     const body = { transactionRef: tx.transactionRef, reason: { category, description: description.trim() } };
-    run(
+    command.run(
       () => unwrap(client.POST('/v1/transactions/decline', { body })),
       'Declined. The originator is informed.',
     );
   };
   return (
-    <form class="action" onSubmit={submit} aria-labelledby="decline-heading">
-      <h3 id="decline-heading">Decline</h3>
-      <p class="small">Declining closes the transaction for good; the originator is told the reason.</p>
-      <div class="field">
-        <label for="decline-category">Reason</label>
-        <select
-          id="decline-category"
-          required
-          value={category}
-          onChange={(e) => setCategory(e.currentTarget.value)}
-        >
-          <option value="" disabled>
-            Choose a category…
-          </option>
-          {DECLINE_CATEGORIES.map((c) => (
-            <option key={c} value={c}>
-              {words(c)}
+    <ActionForm
+      name="decline"
+      title="Decline"
+      intro="Declining closes the transaction for good; the originator is told the reason."
+      command={command}
+      button="Decline transaction"
+      busyButton="Declining…"
+      buttonClass="danger"
+      ready={category !== '' && description.trim() !== ''}
+      onSubmit={submit}
+    >
+      <Field id="decline-category" label="Reason">
+        {(aria) => (
+          <select {...aria} required value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
+            <option value="" disabled>
+              Choose a category…
             </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="decline-description">Description</label>
-        <textarea
-          id="decline-description"
-          required
-          maxLength={2000}
-          rows={3}
-          value={description}
-          onInput={(e) => setDescription(e.currentTarget.value)}
-          aria-describedby="decline-description-hint"
-        />
-        <p id="decline-description-hint" class="hint">
-          Required; up to 2000 characters. The originator sees it.
-        </p>
-      </div>
-      <ErrorNote error={error} prefix="Failed:" />
-      <button type="submit" class="danger" disabled={busy || !category || !description.trim()}>
-        {busy ? 'Declining…' : 'Decline transaction'}
-      </button>
-    </form>
+            {DECLINE_CATEGORIES.map((c) => (
+              <option key={c} value={c}>
+                {words(c)}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field
+        id="decline-description"
+        label="Description"
+        hint="Required; up to 2000 characters. The originator sees it."
+      >
+        {(aria) => (
+          <textarea
+            {...aria}
+            required
+            maxLength={2000}
+            rows={3}
+            value={description}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+    </ActionForm>
   );
 }
 
@@ -202,36 +245,37 @@ function TxHashForm(props: FormProps) {
   const { tx } = props;
   const { client } = useOrg();
   const [txHash, setTxHash] = useState('');
-  const { busy, error, run } = useCommand(props);
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const command = useCommand(props);
+  const submit = () => {
     const body = { transactionRef: tx.transactionRef, txHash: txHash.trim() };
-    run(
+    command.run(
       () => unwrap(client.POST('/v1/transactions/tx-hash', { body })),
       'Transaction hash shared with the beneficiary.',
     );
   };
   return (
-    <form class="action" onSubmit={submit} aria-labelledby="hash-heading">
-      <h3 id="hash-heading">Share the transaction hash</h3>
-      <p class="small">After broadcasting the transfer, tell the beneficiary its hash (once).</p>
-      <div class="field">
-        <label for="share-hash">Transaction hash</label>
-        <input
-          id="share-hash"
-          class="mono"
-          required
-          value={txHash}
-          pattern={TX_HASH_PATTERN}
-          maxLength={256}
-          spellcheck={false}
-          onInput={(e) => setTxHash(e.currentTarget.value)}
-        />
-      </div>
-      <ErrorNote error={error} prefix="Failed:" />
-      <button type="submit" class="secondary" disabled={busy || !txHash.trim()}>
-        {busy ? 'Sharing…' : 'Share hash'}
-      </button>
-    </form>
+    <ActionForm
+      name="hash"
+      title="Share the transaction hash"
+      intro="After broadcasting the transfer, tell the beneficiary its hash (once)."
+      command={command}
+      button="Share hash"
+      busyButton="Sharing…"
+      buttonClass="secondary"
+      ready={txHash.trim() !== ''}
+      onSubmit={submit}
+    >
+      <Field id="share-hash" label="Transaction hash">
+        {(aria) => (
+          <input
+            {...aria}
+            {...TX_HASH_INPUT}
+            required
+            value={txHash}
+            onInput={(e) => setTxHash(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+    </ActionForm>
   );
 }

@@ -6,10 +6,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, HubProblem, type Transaction, unwrap } from '../api.js';
 import { DeliveryList } from '../components/deliveries.js';
-import { ErrorNote, Fact, Loading, StatusBadge, Time } from '../components/ui.js';
+import { ErrorNote, Fact, Loading, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { OrgName, useOrgNames } from '../directory.js';
 import { STATUS_LABELS, shortRef, words } from '../format.js';
-import { useFocusOnMount, usePoll } from '../hooks.js';
+import { useAction, usePoll } from '../hooks.js';
 import { useOrg } from '../session.js';
 import { PiiView } from './pii.js';
 import { TransactionActions } from './transaction-actions.js';
@@ -23,7 +23,6 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
   const [tx, setTx] = useState<Transaction | null>(null);
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const heading = useFocusOnMount<HTMLHeadingElement>(tx !== null);
 
   const load = async () => {
     const path = { transactionRef };
@@ -67,15 +66,19 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
       <p class="crumbs">
         <a href={back[0]}>← {back[1]}</a>
       </p>
-      <div class="page-head">
-        <h1 id="tx-heading" ref={heading} tabIndex={-1}>
-          {tx.protocol} transaction <span class="mono">{shortRef(tx.transactionRef)}</span>
-        </h1>
+      <PageHead
+        id="tx-heading"
+        title={
+          <>
+            {tx.protocol} transaction <span class="mono">{shortRef(tx.transactionRef)}</span>
+          </>
+        }
+      >
         <StatusBadge status={tx.status} />
         <p class="muted">
           You are the <strong>{role}</strong>.
         </p>
-      </div>
+      </PageHead>
       <ErrorNote error={error} prefix="Could not refresh:" />
 
       <div class="columns">
@@ -178,26 +181,18 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
 function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
   const { client } = useOrg();
   const [pii, setPii] = useState<Record<string, unknown> | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const entitled = role === 'originator' || tx.status === 'CONFIRMED' || tx.status === 'DECLINED';
 
-  const show = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const show = () =>
+    run(async () => {
       const r = await unwrap(
         client.GET('/v1/transactions/{transactionRef}/pii', {
           params: { path: { transactionRef: tx.transactionRef } },
         }),
       );
       setPii(r.pii);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <section class="panel" aria-labelledby="pii-heading">

@@ -5,10 +5,10 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type TransactionSummary, unwrap } from '../api.js';
-import { ErrorNote, Loading, StatusBadge, TableWrap, Time } from '../components/ui.js';
+import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { OrgName, useOrgNames } from '../directory.js';
 import { STATUS_LABELS, shortRef } from '../format.js';
-import { useFocusOnMount, usePoll } from '../hooks.js';
+import { usePoll } from '../hooks.js';
 import { href } from '../router.js';
 import { useAnnounce, useOrg } from '../session.js';
 
@@ -55,7 +55,6 @@ export function TransactionList({ party: role }: { party: Role }) {
   const [error, setError] = useState<unknown>(null);
   const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
-  const heading = useFocusOnMount<HTMLHeadingElement>(role);
   const title = role === 'beneficiary' ? 'Inbox' : 'Outbox';
   const filterKey = JSON.stringify(filters);
 
@@ -132,17 +131,14 @@ export function TransactionList({ party: role }: { party: Role }) {
 
   return (
     <section aria-labelledby="list-heading">
-      <div class="page-head">
-        <h1 id="list-heading" ref={heading} tabIndex={-1}>
-          {title}
-        </h1>
+      <PageHead id="list-heading" title={title} focusKey={role}>
         <p class="muted small" aria-live="off">
           {role === 'beneficiary'
             ? 'Transfers other VASPs send to your customers.'
             : 'Transfers your customers send to other VASPs.'}{' '}
           {updatedAt ? `Updated ${updatedAt.toLocaleTimeString()}; refreshes by itself.` : ''}
         </p>
-      </div>
+      </PageHead>
 
       <form
         class="filters"
@@ -206,67 +202,55 @@ export function TransactionList({ party: role }: { party: Role }) {
             : `No transactions yet. New ones appear here by themselves.`}
         </p>
       ) : (
-        <TableWrap label={`${title} transactions`}>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Reference</th>
-                <th scope="col">Created</th>
-                <th scope="col">{role === 'beneficiary' ? 'From (originator)' : 'To (beneficiary)'}</th>
-                <th scope="col">Asset</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-                <th scope="col">Protocol</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((t) => (
-                <tr key={t.transactionRef} class={fresh.has(t.transactionRef) ? 'fresh' : undefined}>
-                  <td data-label="Reference">
-                    <a
-                      class="mono"
-                      href={href('tx', t.transactionRef)}
-                      aria-label={`Transaction ${t.transactionRef}`}
-                    >
-                      {shortRef(t.transactionRef)}
-                    </a>
-                    {fresh.has(t.transactionRef) ? <span class="tag">new</span> : null}
-                  </td>
-                  <td data-label="Created">
-                    <Time iso={t.createdAt} />
-                  </td>
-                  <td data-label={role === 'beneficiary' ? 'From' : 'To'}>
-                    {role === 'beneficiary' ? (
-                      <OrgName did={t.originatorVASPdid} names={names} />
-                    ) : t.beneficiaryVASPdid ? (
-                      <OrgName did={t.beneficiaryVASPdid} names={names} />
-                    ) : (
-                      <span class="did">{t.beneficiaryVASPid ?? '—'}</span>
-                    )}
-                  </td>
-                  <td data-label="Asset">{t.transactionAsset}</td>
-                  <td data-label="Amount" class="num mono">
-                    {t.transactionAmount}
-                  </td>
-                  <td data-label="Protocol">{t.protocol}</td>
-                  <td data-label="Status">
-                    <StatusBadge status={t.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <ListTable
+          label={`${title} transactions`}
+          columns={[
+            'Reference',
+            'Created',
+            role === 'beneficiary' ? 'From (originator)' : 'To (beneficiary)',
+            'Asset',
+            { label: 'Amount', num: true },
+            'Protocol',
+            'Status',
+          ]}
+        >
+          {items.map((t) => (
+            <tr key={t.transactionRef} class={fresh.has(t.transactionRef) ? 'fresh' : undefined}>
+              <td data-label="Reference">
+                <a
+                  class="mono"
+                  href={href('tx', t.transactionRef)}
+                  aria-label={`Transaction ${t.transactionRef}`}
+                >
+                  {shortRef(t.transactionRef)}
+                </a>
+                {fresh.has(t.transactionRef) ? <span class="tag">new</span> : null}
+              </td>
+              <td data-label="Created">
+                <Time iso={t.createdAt} />
+              </td>
+              <td data-label={role === 'beneficiary' ? 'From' : 'To'}>
+                {role === 'beneficiary' ? (
+                  <OrgName did={t.originatorVASPdid} names={names} />
+                ) : t.beneficiaryVASPdid ? (
+                  <OrgName did={t.beneficiaryVASPdid} names={names} />
+                ) : (
+                  <span class="did">{t.beneficiaryVASPid ?? '—'}</span>
+                )}
+              </td>
+              <td data-label="Asset">{t.transactionAsset}</td>
+              <td data-label="Amount" class="num mono">
+                {t.transactionAmount}
+              </td>
+              <td data-label="Protocol">{t.protocol}</td>
+              <td data-label="Status">
+                <StatusBadge status={t.status} />
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
-      {next ? (
-        <p>
-          <button type="button" class="secondary" onClick={more} disabled={loadingMore}>
-            {loadingMore ? 'Loading…' : 'Load more'}
-          </button>
-        </p>
-      ) : null}
+      {next ? <LoadMore onClick={more} busy={loadingMore} /> : null}
     </section>
   );
 }
