@@ -68,8 +68,11 @@ export class DeliveryWorker {
   private wakeSleeper: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {
-    this.concurrency = o.concurrency ?? 50;
-    this.batchSize = o.batchSize ?? 20;
+    // Measured on PostgreSQL (bench): 50/20 drained ~4,000 msg/s, 200/100 ~6,500, 400/200
+    // ~8,000. The sender caps connections per receiver at 64, so a large concurrency queues
+    // on one slow receiver instead of opening hundreds of sockets to it.
+    this.concurrency = o.concurrency ?? 400;
+    this.batchSize = o.batchSize ?? 200;
     this.leaseMs = o.leaseMs ?? 30_000;
     this.pollMs = o.pollMs ?? 1000;
     this.stopTimeoutMs = o.stopTimeoutMs ?? 10_000;
