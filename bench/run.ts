@@ -19,7 +19,7 @@ import pg from 'pg';
 import { Agent, Pool, request } from 'undici';
 import { generateParticipantKeyPair } from '../src/crypto/jwe.js';
 import { openPglite } from '../src/db/pglite.js';
-import { mainSample } from '../test/unit/ivms101-fixtures.js';
+import { mainRequest } from '../test/support/requests.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const argv = new Set(process.argv.slice(2));
@@ -173,19 +173,9 @@ async function seed(hub: Hub, receiverUrl: string) {
   return { originator, beneficiary };
 }
 
+/** The same initiation (shaped like the interface document's MAIN sample) for every request. */
 function initiateBody(beneficiaryDid: string): string {
-  return JSON.stringify({
-    transactionAsset: 'ETH-USDC',
-    transactionAssetDecimals: 6,
-    transactionAmount: '1250.500001',
-    protocol: 'MAIN',
-    beneficiaryVASPdid: beneficiaryDid,
-    transactionBlockchainInfo: {
-      origin: '0x1111111111111111111111111111111111111111',
-      destination: '0x2222222222222222222222222222222222222222',
-    },
-    pii: mainSample(),
-  });
+  return JSON.stringify(mainRequest(beneficiaryDid));
 }
 
 async function cannon(url: string, body: string, key?: string) {
