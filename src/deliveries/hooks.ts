@@ -8,12 +8,13 @@ export interface DeliveryHooks {
   /** The transaction's `pii` exactly as submitted (decrypted from the sealed copy). */
   readPii(transactionRef: string): Promise<{ originator: unknown; beneficiary: unknown }>;
   /**
-   * Called inside the database transaction that marks a delivery DELIVERED, so the state change
-   * it causes (SPEC §7: `received` or the NOTIFY e-mail → RECEIVER_NOTIFIED) commits with it.
-   * Must be idempotent: a delivery repeated after a crash finds the transaction already moved.
+   * Called inside the database transaction that marks deliveries DELIVERED (a batch of them), so
+   * the state changes they cause (SPEC §7: `received` or the NOTIFY e-mail → RECEIVER_NOTIFIED)
+   * commit with them. Must be idempotent: a delivery repeated after a crash finds the
+   * transaction already moved.
    */
-  deliveryOutcome(
+  deliveryOutcomes(
     tx: Queryable,
-    d: { event: string; channel: 'webhook' | 'email'; transactionRef: string | null },
+    ds: { event: string; channel: 'webhook' | 'email'; transactionRef: string | null }[],
   ): Promise<void>;
 }

@@ -6,7 +6,7 @@
  *
  * Invariants:
  * - A success is DELIVERED, its attempt row and its consequences for the transaction
- *   (hooks.deliveryOutcome) in the same database transaction, all or nothing.
+ *   (hooks.deliveryOutcomes) in the same database transaction, all or nothing.
  * - If a batch cannot commit (a hook failed), each of its results is recorded on its own, so one
  *   bad delivery cannot hold up the others; a success whose consequences still fail is recorded as
  *   a failed attempt and sent again (same message id) rather than lost.
@@ -115,13 +115,10 @@ export class ResultRecorder {
       tx,
       items.map((i) => ({ d: i.d, attempt: { ...attemptOf(i.result), error: null } })),
     );
-    for (const d of held) {
-      await this.o.hooks.deliveryOutcome(tx, {
-        event: d.event,
-        channel: d.channel,
-        transactionRef: d.transactionRef,
-      });
-    }
+    await this.o.hooks.deliveryOutcomes(
+      tx,
+      held.map((d) => ({ event: d.event, channel: d.channel, transactionRef: d.transactionRef })),
+    );
     return items.map((i) => [i.d.id, 'delivered']);
   }
 

@@ -8,7 +8,7 @@
  *   run out and another worker (or this one, restarted) sends again with the same message id.
  * - Sending happens outside any database transaction. Recording (recorder.ts) is transactional:
  *   a success is DELIVERED together with its attempt row and its consequences for the transaction
- *   (hooks.deliveryOutcome); a failure plans the next attempt or gives up (FAILED).
+ *   (hooks.deliveryOutcomes); a failure plans the next attempt or gives up (FAILED).
  * - The loop never spins: it wakes on NOTIFY (new work, or a message whose predecessor was just
  *   delivered), when one of its sends ends, or at the next due time (at most `pollMs` away).
  * - stop() claims nothing more, gives back rows not yet sent, and waits (bounded) for sends in flight.

@@ -19,6 +19,12 @@ import type { InitiateRequest, InitiateResponse, Transaction, TransactionSummary
 import { type State, type TxEvent, transition } from './state-machine.js';
 import * as store from './store.js';
 
+export interface DeliveredMessage {
+  event: string;
+  channel: 'webhook' | 'email';
+  transactionRef: string | null;
+}
+
 export interface Idempotency {
   key: string;
   hash: Buffer;
@@ -321,26 +327,46 @@ export class TransactionService {
   }
 
   /**
-   * Called by the worker inside the database transaction that marks a delivery DELIVERED:
-   * an acknowledged `received` webhook or an accepted NOTIFY e-mail notifies the receiver;
-   * BASIC then confirms at once, since its data went with `received`. A repeated delivery
-   * (after a crash) finds the transaction already moved and changes nothing.
+   * Called by the worker inside the database transaction that marks deliveries DELIVERED: an
+   * acknowledged `received` webhook or an accepted NOTIFY e-mail notifies the receiver; BASIC
+   * then confirms at once, since its data went with `received`. Set-based (the worker records
+   * deliveries in batches): the transactions are locked and moved together, each move decided
+   * by the state machine. A repeated delivery (after a crash) finds its transaction already
+   * moved and changes nothing.
    */
-  async deliveryOutcome(
-    tx: Queryable,
-    d: { event: string; channel: 'webhook' | 'email'; transactionRef: string | null },
-  ): Promise<void> {
-    const notifies =
-      (d.channel === 'webhook' && d.event === 'received') || (d.channel === 'email' && d.event === 'notify');
-    if (!notifies || d.transactionRef === null) return;
-    const t = await store.findTransaction(tx, d.transactionRef, true);
-    if (!t) return;
-    const notified = transition(t.status, 'notified', t.protocol);
-    if (!notified.ok) return;
-    await this.move(tx, t, notified.to, { actorId: null, actor: 'hub' });
-    const confirmed = transition(notified.to, 'data_delivered', t.protocol);
-    if (confirmed.ok)
-      await this.move(tx, { ...t, status: notified.to }, confirmed.to, { actorId: null, actor: 'hub' });
+  async deliveryOutcomes(tx: Queryable, ds: DeliveredMessage[]): Promise<void> {
+    const refs = [
+      ...new Set(
+        ds
+          .filter(
+            (d) =>
+              (d.channel === 'webhook' && d.event === 'received') ||
+              (d.channel === 'email' && d.event === 'notify'),
+          )
+          .flatMap((d) => (d.transactionRef === null ? [] : [d.transactionRef])),
+      ),
+    ];
+    if (refs.length === 0) return;
+    const finals: { ref: string; from: State; to: State }[] = [];
+    const steps: { ref: string; status: State }[] = [];
+    for (const t of await store.lockStates(tx, refs)) {
+      const notified = transition(t.status, 'notified', t.protocol);
+      if (!notified.ok) continue;
+      steps.push({ ref: t.ref, status: notified.to });
+      let to = notified.to;
+      const confirmed = transition(to, 'data_delivered', t.protocol);
+      if (confirmed.ok) {
+        to = confirmed.to;
+        steps.push({ ref: t.ref, status: to });
+      }
+      finals.push({ ref: t.ref, from: t.status, to });
+    }
+    if (finals.length > 0) await store.applyHubMoves(tx, finals, steps);
+  }
+
+  /** One delivery's outcome (see deliveryOutcomes). */
+  deliveryOutcome(tx: Queryable, d: DeliveredMessage): Promise<void> {
+    return this.deliveryOutcomes(tx, [d]);
   }
 
   private async decryptPii(q: Queryable, ref: string): Promise<unknown> {

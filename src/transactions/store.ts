@@ -174,6 +174,49 @@ export async function setTxHash(q: Queryable, ref: string, txHash: string): Prom
   return rows.length === 1;
 }
 
+/** Locks the given transactions and returns their state, for a set-based move. */
+export async function lockStates(
+  q: Queryable,
+  refs: string[],
+): Promise<{ ref: string; status: State; protocol: Protocol }[]> {
+  const rows = await q.query(
+    `SELECT t.ref, t.status, t.protocol FROM transactions t
+      WHERE t.ref IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
+      ORDER BY t.ref FOR UPDATE`,
+    [JSON.stringify(refs)],
+  );
+  return rows.map((r) => ({
+    ref: r.ref as string,
+    status: r.status as State,
+    protocol: r.protocol as Protocol,
+  }));
+}
+
+/**
+ * Applies moves the hub itself causes to many (locked) transactions at once: each row's final
+ * status, and a history row per step in order (BASIC takes two steps). Two statements whatever
+ * the number of transactions.
+ */
+export async function applyHubMoves(
+  q: Queryable,
+  finals: { ref: string; from: State; to: State }[],
+  steps: { ref: string; status: State }[],
+): Promise<void> {
+  await q.query(
+    `UPDATE transactions t SET status = m.to_status, updated_at = clock_timestamp()
+       FROM jsonb_to_recordset($1::jsonb) AS m(ref uuid, from_status text, to_status text)
+      WHERE t.ref = m.ref AND t.status = m.from_status`,
+    [JSON.stringify(finals.map((f) => ({ ref: f.ref, from_status: f.from, to_status: f.to })))],
+  );
+  await q.query(
+    `INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
+     SELECT (e.value->>'ref')::uuid, e.value->>'status', NULL, 'hub'
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(value, n)
+      ORDER BY e.n`,
+    [JSON.stringify(steps)],
+  );
+}
+
 export async function appendHistory(
   q: Queryable,
   h: { ref: string; status: State; actorId: string | null; actor: string; reason?: unknown },

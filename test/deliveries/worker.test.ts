@@ -36,13 +36,15 @@ function fakeHooks() {
     async readPii() {
       return { originator: { who: 'o' }, beneficiary: { who: 'b' } };
     },
-    async deliveryOutcome(_tx: Queryable, d: Outcome) {
-      const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;
-      if (failures > 0) {
-        hooks.failFor.set(d.transactionRef!, failures - 1);
-        throw new Error('transactions domain unavailable');
+    async deliveryOutcomes(_tx: Queryable, ds: Outcome[]) {
+      for (const d of ds) {
+        const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;
+        if (failures > 0) {
+          hooks.failFor.set(d.transactionRef!, failures - 1);
+          throw new Error('transactions domain unavailable');
+        }
       }
-      outcomes.push(d);
+      outcomes.push(...ds);
     },
   };
   return hooks;
