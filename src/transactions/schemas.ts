@@ -159,6 +159,8 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export type ListQuery = Static<typeof ListQuery>;
+
 export const RefParams = Type.Object({ transactionRef: Ref }, { additionalProperties: false });
 
 export const PiiResponse = Type.Object({

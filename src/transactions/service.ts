@@ -15,7 +15,13 @@ import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError, notFound, validationFailed } from '../http/errors.js';
 import { DECLINE_CATEGORIES } from './decline.js';
-import type { InitiateRequest, InitiateResponse, Transaction, TransactionSummary } from './schemas.js';
+import type {
+  InitiateRequest,
+  InitiateResponse,
+  ListQuery,
+  Transaction,
+  TransactionSummary,
+} from './schemas.js';
 import { type State, type TxEvent, transition } from './state-machine.js';
 import * as store from './store.js';
 
@@ -268,16 +274,7 @@ export class TransactionService {
 
   async list(
     orgId: string,
-    q: {
-      role?: 'originator' | 'beneficiary';
-      status?: string;
-      protocol?: string;
-      asset?: string;
-      createdAfter?: string;
-      createdBefore?: string;
-      limit?: string;
-      cursor?: string;
-    },
+    q: ListQuery,
   ): Promise<{ transactions: TransactionSummary[]; nextCursor: string | null }> {
     const limit = q.limit === undefined ? DEFAULT_PAGE : Number(q.limit);
     const rows = await store.listTransactions(this.db, {
