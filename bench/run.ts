@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -23,6 +23,16 @@ import { mainRequest } from '../test/support/requests.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const argv = new Set(process.argv.slice(2));
+/** `--only=initiate,e2e,drain` runs some scenarios (each with the baselines it is compared to). */
+const ONLY = new Set(
+  [...argv]
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',') ?? (argv.has('--initiate-only') ? ['initiate'] : ['initiate', 'startup', 'e2e', 'drain']),
+);
+/** Extra node flags for the hub process, e.g. BENCH_HUB_NODE_ARGS=--cpu-prof to profile it. */
+/** BENCH_HUB_STDERR=<file>: append every child's stderr there (the hub's warnings, errors). */
+const HUB_NODE_ARGS = process.env.BENCH_HUB_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const SCALE = argv.has('--smoke')
   ? { name: 'smoke', seconds: 1, connections: 10, rate: 50, rateSeconds: 1, deliveries: 200 }
   : argv.has('--quick')
@@ -76,6 +86,8 @@ function spawnReady(
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
+    const log = process.env.BENCH_HUB_STDERR;
+    if (log) child.stderr!.on('data', (d: Buffer) => appendFileSync(log, d));
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${code}: ${out}`));
@@ -122,7 +134,7 @@ interface Hub {
 async function startHub(dbEnv: Record<string, string>, worker: boolean): Promise<Hub> {
   const started = performance.now();
   const { child, match } = await spawnReady(
-    [HUB_ENTRY, 'serve'],
+    [...HUB_NODE_ARGS, HUB_ENTRY, 'serve'],
     {
       ...dbEnv,
       PORT: '0',
@@ -230,7 +242,15 @@ async function main() {
   );
   const receiverUrl = `http://127.0.0.1:${receiverProc.match[1]}`;
   process.stderr.write(`bench (${SCALE.name}, ${BACKEND}): receiver at ${receiverUrl}\n`);
+  if (ONLY.has('initiate') || ONLY.has('startup')) await initiateScenarios(receiverUrl);
+  if (ONLY.has('e2e')) await endToEnd(receiverUrl);
+  if (ONLY.has('drain')) await drain(receiverUrl);
+  await stop(receiverProc.child);
+  report();
+}
 
+/** Baselines, then initiate throughput (worker off), RSS/CPU, and start-up on new and existing data. */
+async function initiateScenarios(receiverUrl: string) {
   // Baseline 1: bare validated POST.
   const sampleBody = initiateBody('did:web:bench.example');
   const validate = await spawnReady(
@@ -303,12 +323,6 @@ async function main() {
   });
   await stop(hub.child);
 
-  if (argv.has('--initiate-only')) {
-    await stop(receiverProc.child);
-    report();
-    return;
-  }
-
   // Start-up on an existing data directory / database (API only: the throughput run left a
   // backlog that a worker would start draining at once).
   hub = await startHub(hubDb.env, false);
@@ -317,11 +331,14 @@ async function main() {
   rows.push({ scenario: 'start-up to /readyz, existing data', value: startupExistingMs, unit: 'ms' });
 
   await stop(hub.child);
+}
 
+/** Open-loop initiations at a fixed rate; time from each response to its `received` webhook. */
+async function endToEnd(receiverUrl: string) {
   // End-to-end latency: open-loop initiations at a fixed rate, time to the received webhook,
   // on a fresh database (the throughput run left thousands of undelivered messages behind).
   const e2eDb = await freshDatabase();
-  hub = await startHub(e2eDb.env, true);
+  const hub = await startHub(e2eDb.env, true);
   const e2eOrgs = await seed(hub, receiverUrl);
   const e2eBody = initiateBody(e2eOrgs.beneficiary.organization.vaspDid);
   await fetch(`${receiverUrl}/reset`, { method: 'POST' });
@@ -377,28 +394,38 @@ async function main() {
     note: `max ${round(latencies.at(-1) ?? NaN)} ms; ${latencies.length}/${total} arrived; offered ${round(achievedRate)}/s`,
   });
   await stop(hub.child);
+}
 
+/** One worker draining N queued deliveries, against a raw undici sender. */
+async function drain(receiverUrl: string) {
   // Delivery throughput: N queued deliveries drained by one worker, vs a raw undici sender.
   // A database of its own, holding just the N messages and their recipient.
   const drainDb = await freshDatabase();
-  hub = await startHub(drainDb.env, false);
+  let hub = await startHub(drainDb.env, false);
   const drainOrgs = await seed(hub, receiverUrl);
   await stop(hub.child);
+  const rawBefore = await rawSender(receiverUrl, SCALE.deliveries);
   await fetch(`${receiverUrl}/reset`, { method: 'POST' });
   await queuePings(drainDb, drainOrgs.beneficiary.organization.id, SCALE.deliveries);
   const drainStart = performance.now();
   hub = await startHub(drainDb.env, true);
   const drainReady = performance.now();
   const drainDeadline = Date.now() + 120_000;
-  stats = await receiverStats(receiverUrl);
+  let stats = await receiverStats(receiverUrl);
   while (stats.unique < SCALE.deliveries && Date.now() < drainDeadline) {
     await new Promise((r) => setTimeout(r, 50));
     stats = await receiverStats(receiverUrl);
   }
   const drainSeconds = (performance.now() - drainReady) / 1000;
   await stop(hub.child);
-  const raw = await rawSender(receiverUrl, SCALE.deliveries);
-  rows.push({ scenario: 'baseline: raw undici sender (signed, 50 in flight)', value: raw, unit: 'msg/s' });
+  const rawAfter = await rawSender(receiverUrl, SCALE.deliveries);
+  const raw = (rawBefore + rawAfter) / 2;
+  rows.push({
+    scenario: 'baseline: raw undici sender (signed, 50 in flight)',
+    value: raw,
+    unit: 'msg/s',
+    note: `mean of ${round(rawBefore)} before and ${round(rawAfter)} after the worker's run`,
+  });
   const workerRate = stats.unique / drainSeconds;
   rows.push({
     scenario: `one worker draining ${SCALE.deliveries} queued deliveries`,
@@ -409,9 +436,6 @@ async function main() {
     ratio: workerRate / raw,
     note: `${stats.duplicates} duplicates; start-up ${round((drainReady - drainStart) / 1000, 2)} s excluded`,
   });
-
-  await stop(receiverProc.child);
-  report();
 }
 
 async function queuePings(db: { env: Record<string, string>; url?: string }, orgId: string, count: number) {

@@ -1,8 +1,10 @@
 /**
  * The record stage: turns attempt results into database state, together. Results that finish
- * while a recording transaction runs wait for the next one, so under load one transaction
+ * while the recording transactions run wait for the next one, so under load one transaction
  * records many deliveries (a few statements whatever their number) instead of one each; when
- * idle, a result is recorded at once.
+ * idle, a result is recorded at once. Two transactions record at a time, so the next batch
+ * does not wait for the round trips of the one before (their rows never overlap: every
+ * delivery is in one batch, and transactions are locked in `ref` order).
  *
  * Invariants:
  * - A success is DELIVERED, its attempt row and its consequences for the transaction
@@ -27,10 +29,11 @@ interface Pending {
 }
 
 const MAX_BATCH = 200;
+const MAX_COMMITS = 2;
 
 export class ResultRecorder {
   private queue: Pending[] = [];
-  private flushing = false;
+  private flushing = 0;
 
   constructor(
     private readonly o: {
@@ -46,17 +49,18 @@ export class ResultRecorder {
   record(d: store.ClaimedDelivery, result: SendResult): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ d, result, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (!this.flushing) void this.flush();
+      if (this.flushing < MAX_COMMITS) void this.flush();
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
+    this.flushing++;
     try {
       while (this.queue.length > 0) {
         // Let pending I/O (other sends finishing) run first: PGlite executes a whole transaction
         // without giving the event loop a turn, so without this every batch would hold one result.
         await new Promise((resolve) => setImmediate(resolve));
+        if (this.queue.length === 0) break; // the other recorder took them
         const batch = this.queue.splice(0, MAX_BATCH);
         try {
           await this.commit(batch);
@@ -65,7 +69,7 @@ export class ResultRecorder {
         }
       }
     } finally {
-      this.flushing = false;
+      this.flushing--;
     }
   }
 

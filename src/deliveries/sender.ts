@@ -6,6 +6,7 @@
  * Unless private endpoints are allowed, the Agent resolves names through `guardedLookup`, so
  * the address connected to is the one that was checked (no DNS-rebinding window).
  */
+import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
 import { webhookHeaders } from './signing.js';
 import { guardedLookup } from './ssrf.js';
@@ -21,13 +22,42 @@ export interface SendResult {
 
 export const SEND_TIMEOUT_MS = 10_000;
 
+/**
+ * Abort signals shared by the sends that start within one tenth of the timeout of each other,
+ * each aborted when the last of them is due: every send is abandoned between 1.0 and 1.1 times
+ * the timeout after it started, for one timer per slot instead of one `AbortSignal.timeout`
+ * (a timer and an event target) per send, which cost the worker about 4 % of its CPU.
+ */
+class Deadlines {
+  private slot: { endsAt: number; signal: AbortSignal } | undefined;
+  private readonly width: number;
+
+  constructor(private readonly timeoutMs: number) {
+    this.width = Math.max(1, Math.floor(timeoutMs / 10));
+  }
+
+  signal(): AbortSignal {
+    const now = performance.now();
+    if (this.slot === undefined || now >= this.slot.endsAt) {
+      const controller = new AbortController();
+      setMaxListeners(0, controller.signal); // one listener per send in the slot, removed when it ends
+      const reason = new DOMException('the receiver did not answer in time', 'TimeoutError');
+      setTimeout(() => controller.abort(reason), this.timeoutMs + this.width).unref();
+      this.slot = { endsAt: now + this.width, signal: controller.signal };
+    }
+    return this.slot.signal;
+  }
+}
+
 export class WebhookSender {
   private readonly agent: Agent;
+  private readonly deadlines: Deadlines;
 
   constructor(
     opts: { allowPrivate: boolean; timeoutMs?: number; connections?: number },
     private readonly timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS,
   ) {
+    this.deadlines = new Deadlines(this.timeoutMs);
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
       headersTimeout: this.timeoutMs,
@@ -54,7 +84,7 @@ export class WebhookSender {
         method: 'POST',
         headers,
         body,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: this.deadlines.signal(),
       });
       // Drain (bounded) so the connection goes back to the pool.
       await res.body.dump({ limit: 64 * 1024 }).catch(() => {});

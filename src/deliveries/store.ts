@@ -5,6 +5,9 @@
  * value (truncated to milliseconds so it survives a round trip through a JS Date) as its lease
  * token. Recording an outcome only changes the row while the token still matches, so a worker
  * whose lease ran out (and whose row another worker took over) cannot overwrite newer state.
+ * The token is compared with IS NOT DISTINCT FROM (the column is NOT NULL, so it means `=`)
+ * because that form cannot use the due index: a whole claim shares one lease value, and looking
+ * rows up through it instead of the primary key scans the batch once per row.
  */
 import type { Queryable } from '../db/database.js';
 import { toIso } from '../db/database.js';
@@ -123,41 +126,49 @@ export interface AttemptResult {
 }
 
 /**
- * Marks leased rows DELIVERED and records their attempts, in one statement each whatever their
- * number (the worker records what finished meanwhile together). Returns the rows whose lease
- * still held; only the attempt is recorded for the others. Wakes other workers when a later
- * message of the same transaction and recipient was waiting for one of these.
+ * Marks leased rows DELIVERED and records their attempts, in one statement whatever their number
+ * (the worker records what finished meanwhile together). Returns the rows whose lease still
+ * held; only the attempt is recorded for the others. Wakes the workers (NOTIFY, sent at commit;
+ * repeats within a transaction are folded into one) when a later message of the same
+ * transaction was waiting for one of these.
  */
 export async function markDeliveredMany(
   q: Queryable,
   items: { d: ClaimedDelivery; attempt: AttemptResult }[],
 ): Promise<ClaimedDelivery[]> {
   if (items.length === 0) return [];
-  const rows = await q.query<{ id: string; seq: number }>(
-    `UPDATE deliveries d SET status = 'DELIVERED', attempts = d.attempts + 1, delivered_at = clock_timestamp(),
-            last_error = NULL
-       FROM unnest($1::uuid[], $2::timestamptz[]) AS h(id, lease)
-      WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at = h.lease
-     RETURNING d.id, d.seq`,
-    [items.map((i) => i.d.id), items.map((i) => i.d.lease.toISOString())],
+  const rows = await q.query<{ id: string }>(
+    `WITH h AS (
+       SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[])
+         AS h(id, lease, status_code, latency_ms)),
+     done AS (
+       UPDATE deliveries d SET status = 'DELIVERED', attempts = d.attempts + 1,
+              delivered_at = clock_timestamp(), last_error = NULL
+         FROM h WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT DISTINCT FROM h.lease
+       RETURNING d.id, d.seq, d.transaction_ref),
+     tried AS (
+       INSERT INTO delivery_attempts (delivery_id, status_code, latency_ms)
+       SELECT id, status_code, latency_ms FROM h)
+     SELECT done.id,
+            (SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM deliveries e
+              WHERE e.transaction_ref = done.transaction_ref AND e.seq > done.seq AND e.status = 'PENDING'
+              LIMIT 1) AS woke
+       FROM done`,
+    [
+      items.map((i) => i.d.id),
+      items.map((i) => i.d.lease.toISOString()),
+      items.map((i) => i.attempt.statusCode),
+      items.map((i) => Math.max(0, Math.round(i.attempt.latencyMs))),
+    ],
   );
-  await insertAttempts(q, items);
-  const held = new Map(rows.map((r) => [r.id, Number(r.seq)]));
-  const withRef = items.filter((i) => held.has(i.d.id) && i.d.transactionRef !== null);
-  if (withRef.length > 0) {
-    await q.query(
-      `SELECT pg_notify('${OUTBOX_CHANNEL}', '') WHERE EXISTS (
-         SELECT 1 FROM unnest($1::uuid[], $2::int[]) AS s(ref, seq)
-           JOIN deliveries e ON e.transaction_ref = s.ref AND e.seq > s.seq AND e.status = 'PENDING')`,
-      [withRef.map((i) => i.d.transactionRef), withRef.map((i) => held.get(i.d.id))],
-    );
-  }
+  const held = new Set(rows.map((r) => r.id));
   return items.filter((i) => held.has(i.d.id)).map((i) => i.d);
 }
 
 /**
- * Records failed attempts: each row PENDING again after its `retryInMs`, or FAILED when that is
- * null. Returns each row's new status; rows whose lease was lost are absent (attempt recorded).
+ * Records failed attempts, in one statement: each row PENDING again after its `retryInMs`, or
+ * FAILED when that is null. Returns each row's new status; rows whose lease was lost are absent
+ * (their attempt is recorded).
  */
 export async function markFailedMany(
   q: Queryable,
@@ -165,21 +176,28 @@ export async function markFailedMany(
 ): Promise<Map<string, DeliveryStatus>> {
   if (items.length === 0) return new Map();
   const rows = await q.query<{ id: string; status: DeliveryStatus }>(
-    `UPDATE deliveries d SET attempts = d.attempts + 1, last_error = f.error,
+    `WITH f AS (
+       SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::float8[], $5::int[], $6::int[])
+         AS f(id, lease, error, retry_ms, status_code, latency_ms)),
+     tried AS (
+       INSERT INTO delivery_attempts (delivery_id, status_code, latency_ms, error)
+       SELECT id, status_code, latency_ms, error FROM f)
+     UPDATE deliveries d SET attempts = d.attempts + 1, last_error = f.error,
             status = CASE WHEN f.retry_ms IS NULL THEN 'FAILED' ELSE 'PENDING' END,
             next_attempt_at = CASE WHEN f.retry_ms IS NULL THEN d.next_attempt_at
               ELSE clock_timestamp() + make_interval(secs => f.retry_ms / 1000) END
-       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::float8[]) AS f(id, lease, error, retry_ms)
-      WHERE d.id = f.id AND d.status = 'PENDING' AND d.next_attempt_at = f.lease
+       FROM f
+      WHERE d.id = f.id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT DISTINCT FROM f.lease
      RETURNING d.id, d.status`,
     [
       items.map((i) => i.d.id),
       items.map((i) => i.d.lease.toISOString()),
       items.map((i) => i.attempt.error),
       items.map((i) => i.retryInMs),
+      items.map((i) => i.attempt.statusCode),
+      items.map((i) => Math.max(0, Math.round(i.attempt.latencyMs))),
     ],
   );
-  await insertAttempts(q, items);
   return new Map(rows.map((r) => [r.id, r.status]));
 }
 
@@ -198,26 +216,13 @@ export async function markAttemptFailed(
   return (await markFailedMany(q, [{ d, attempt, retryInMs }])).get(d.id) ?? null;
 }
 
-async function insertAttempts(q: Queryable, items: { d: ClaimedDelivery; attempt: AttemptResult }[]) {
-  await q.query(
-    `INSERT INTO delivery_attempts (delivery_id, status_code, latency_ms, error)
-     SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[])`,
-    [
-      items.map((i) => i.d.id),
-      items.map((i) => i.attempt.statusCode),
-      items.map((i) => Math.max(0, Math.round(i.attempt.latencyMs))),
-      items.map((i) => i.attempt.error),
-    ],
-  );
-}
-
 /** Gives leased rows back (the worker stops before it started them): due again at once. */
 export async function releaseLeases(q: Queryable, held: ClaimedDelivery[]): Promise<void> {
   if (held.length === 0) return;
   await q.query(
     `UPDATE deliveries d SET next_attempt_at = clock_timestamp()
        FROM unnest($1::uuid[], $2::timestamptz[]) AS h(id, lease)
-      WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at = h.lease`,
+      WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT DISTINCT FROM h.lease`,
     [held.map((d) => d.id), held.map((d) => d.lease.toISOString())],
   );
 }

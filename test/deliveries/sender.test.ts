@@ -61,6 +61,28 @@ describe('webhook sender', () => {
     assert.ok(r.latencyMs < 1400, `gave up after ${r.latencyMs} ms`);
   });
 
+  it('stops reading a 2xx answer whose body keeps trickling past the timeout', async () => {
+    // The status is the answer; each body byte arrives within the idle timeouts, so only the
+    // overall deadline stops the send from holding its slot (and lease) for as long as it trickles.
+    const server = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n');
+        const drip = setInterval(() => socket.write('1\r\nx\r\n'), 50);
+        socket.on('close', () => clearInterval(drip));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const r = await open.send(`http://127.0.0.1:${port}/drip`, '{}', newMessageId(), [secret]);
+      assert.deepEqual([r.ok, r.statusCode, r.error], [true, 200, null]);
+      assert.ok(r.latencyMs >= 290 && r.latencyMs < 1000, `gave up after ${r.latencyMs} ms`);
+    } finally {
+      server.close();
+    }
+  });
+
   it('reports network errors as failures', async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,7 +3,7 @@ import { after, it, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
 import type { Queryable } from '../../src/db/database.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
-import { enqueue } from '../../src/deliveries/outbox.js';
+import { enqueue, OUTBOX_CHANNEL } from '../../src/deliveries/outbox.js';
 import * as store from '../../src/deliveries/store.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
@@ -164,9 +164,16 @@ eachBackend(
         ['received'],
         'a retrying earlier message still holds the later one',
       );
-      await hub().db.transaction((tx) =>
-        store.markDelivered(tx, retry[0]!, { statusCode: 200, latencyMs: 1 }),
-      );
+      let wakeUps = 0;
+      const unlisten = await hub().db.listen(OUTBOX_CHANNEL, () => wakeUps++);
+      try {
+        await hub().db.transaction((tx) =>
+          store.markDelivered(tx, retry[0]!, { statusCode: 200, latencyMs: 1 }),
+        );
+        await eventually(() => wakeUps > 0, 'other workers woken for the waiting message', 2000);
+      } finally {
+        await unlisten();
+      }
       const next = (await claim()).filter((d) => d.transactionRef === ref);
       assert.deepEqual(
         next.map((d) => d.event),
