@@ -23,6 +23,7 @@
 //   [89..)     ciphertext (same length as the UTF-8 plaintext)
 
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { takeRandom } from './random.js';
 
 const VERSION = 0x01;
 const KEY_BYTES = 32;
@@ -79,9 +80,9 @@ export function sealPii(masterKey: Buffer | MasterKey, transactionRef: string, p
   const blob = Buffer.allocUnsafe(CIPHERTEXT_AT + data.length);
   blob[0] = VERSION;
 
-  const dataKey = randomBytes(KEY_BYTES);
+  const dataKey = takeRandom(KEY_BYTES);
   try {
-    const keyNonce = randomBytes(NONCE_BYTES);
+    const keyNonce = takeRandom(NONCE_BYTES);
     keyNonce.copy(blob, KEY_NONCE_AT);
     const wrap = createCipheriv('aes-256-gcm', kek, keyNonce, { authTagLength: TAG_BYTES });
     wrap.setAAD(associatedData(VERSION, KEY_LABEL, transactionRef));
@@ -89,7 +90,7 @@ export function sealPii(masterKey: Buffer | MasterKey, transactionRef: string, p
     wrapped.copy(blob, WRAPPED_KEY_AT);
     wrap.getAuthTag().copy(blob, KEY_TAG_AT);
 
-    const dataNonce = randomBytes(NONCE_BYTES);
+    const dataNonce = takeRandom(NONCE_BYTES);
     dataNonce.copy(blob, DATA_NONCE_AT);
     const enc = createCipheriv('aes-256-gcm', dataKey, dataNonce, { authTagLength: TAG_BYTES });
     enc.setAAD(associatedData(VERSION, DATA_LABEL, transactionRef));

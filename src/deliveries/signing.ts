@@ -11,6 +11,7 @@
 //   and are the same on every retry of a delivery so receivers can de-duplicate.
 
 import { createHmac, randomBytes } from 'node:crypto';
+import { takeRandom } from '../crypto/random.js';
 
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
@@ -95,7 +96,7 @@ export function newMessageId(now: number = Date.now()): string {
     time = CROCKFORD[ms % 32]! + time;
     ms = Math.floor(ms / 32);
   }
-  const random = randomBytes(10);
+  const random = takeRandom(10);
   let rest = '';
   // Two 40-bit halves: each fits exactly in a double, and 40 bits are 8 base32 digits.
   for (let half = 0; half < 2; half++) {

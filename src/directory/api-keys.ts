@@ -16,8 +16,7 @@ export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
 }
 
-/** Constant-time comparison of a presented secret with a known one, by their hashes. */
-export function secretMatches(presented: string, known: Buffer): boolean {
-  const h = hashApiKey(presented);
-  return h.length === known.length && timingSafeEqual(h, known);
+/** Constant-time comparison of a presented secret's hash with a known one. */
+export function hashesMatch(presented: Buffer, known: Buffer): boolean {
+  return presented.length === known.length && timingSafeEqual(presented, known);
 }

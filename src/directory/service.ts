@@ -184,9 +184,8 @@ export class DirectoryService {
     return secrets ?? [];
   }
 
-  authenticate(apiKey: string): Promise<{ keyId: string; organizationId: string } | undefined> {
-    const hash = hashApiKey(apiKey);
-    return this.cache.get(`key:${hash.toString('base64')}`, () => store.findActiveKey(this.db, hash));
+  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string } | undefined> {
+    return this.cache.get(`key:${keyHash.toString('base64')}`, () => store.findActiveKey(this.db, keyHash));
   }
 
   /** Cached look-ups for the hot path (initiation). */

@@ -4,7 +4,7 @@
  * routes read through `orgOf(request)`; authorization by party happens in the services.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_KEY_PATTERN, hashApiKey, secretMatches } from '../directory/api-keys.js';
+import { API_KEY_PATTERN, hashApiKey, hashesMatch } from '../directory/api-keys.js';
 import { AppError } from './errors.js';
 
 export type Auth = { kind: 'operator' } | { kind: 'org'; organizationId: string; keyId: string };
@@ -16,7 +16,8 @@ declare module 'fastify' {
 }
 
 export interface KeyLookup {
-  authenticate(apiKey: string): Promise<{ keyId: string; organizationId: string } | undefined>;
+  /** The active key with this SHA-256 (see hashApiKey), if any. */
+  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string } | undefined>;
 }
 
 const unauthenticated = () =>
@@ -31,7 +32,8 @@ export function registerAuth(app: FastifyInstance, adminKey: string, keys: KeyLo
     const key = request.headers['x-api-key'];
     if (typeof key !== 'string' || key.length === 0 || key.length > 256) throw unauthenticated();
     const adminRoute = path === '/v1/admin' || path.startsWith('/v1/admin/') || path.startsWith('/v1/admin?');
-    if (secretMatches(key, adminHash)) {
+    const keyHash = hashApiKey(key);
+    if (hashesMatch(keyHash, adminHash)) {
       if (!adminRoute) {
         throw new AppError('FORBIDDEN', 'The operator key is accepted only on /v1/admin routes.');
       }
@@ -39,7 +41,7 @@ export function registerAuth(app: FastifyInstance, adminKey: string, keys: KeyLo
       return;
     }
     if (!API_KEY_PATTERN.test(key)) throw unauthenticated();
-    const found = await keys.authenticate(key);
+    const found = await keys.authenticate(keyHash);
     if (!found) throw unauthenticated();
     if (adminRoute) throw new AppError('FORBIDDEN', 'This route needs the operator key.');
     request.auth = { kind: 'org', ...found };

@@ -8,7 +8,7 @@
 //   unknown fields, never inherited properties.
 
 import { getAlpha2Codes } from 'i18n-iso-countries/index.js';
-import { type Problem, pointer } from './problem.js';
+import { escapePointerToken, type Problem, pointer } from './problem.js';
 
 /** Checks one value found at `path` and appends what is wrong with it to `out`. */
 export type Check = (value: unknown, path: string, out: Problem[]) => void;
@@ -51,6 +51,33 @@ function has(obj: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(obj, key) && obj[key] !== undefined;
 }
 
+/** What checkObject needs of a shape, worked out once per shape: it runs on every request. */
+interface CompiledShape {
+  /** Canonical names and aliases. */
+  known: ReadonlySet<string>;
+  fields: { name: string; token: string; field: Field; aliasToken: string | undefined }[];
+}
+
+const compiled = new WeakMap<Shape, CompiledShape>();
+
+function compile(shape: Shape): CompiledShape {
+  let c = compiled.get(shape);
+  if (c === undefined) {
+    const entries = Object.entries(shape);
+    c = {
+      known: new Set(entries.flatMap(([name, f]) => (f.alias === undefined ? [name] : [name, f.alias]))),
+      fields: entries.map(([name, field]) => ({
+        name,
+        token: escapePointerToken(name),
+        field,
+        aliasToken: field.alias === undefined ? undefined : escapePointerToken(field.alias),
+      })),
+    };
+    compiled.set(shape, c);
+  }
+  return c;
+}
+
 export function checkObject(
   value: unknown,
   path: string,
@@ -62,38 +89,42 @@ export function checkObject(
     out.push({ path, message: 'must be an object' });
     return undefined;
   }
-  const aliases = new Set<string>();
-  for (const field of Object.values(shape)) if (field.alias !== undefined) aliases.add(field.alias);
+  const { known, fields } = compile(shape);
   for (const key of Object.keys(value)) {
-    if (Object.hasOwn(shape, key) || aliases.has(key)) continue;
+    if (known.has(key)) continue;
     const hint =
       options.hints !== undefined && Object.hasOwn(options.hints, key) ? options.hints[key] : undefined;
     out.push({ path: pointer(path, key), message: hint ?? 'unknown field' });
   }
-  const used = new Map<string, string>();
-  for (const [name, field] of Object.entries(shape)) {
+  /** Canonical names given under their alias only. */
+  let viaAlias: Map<string, string> | undefined;
+  for (const { name, token, field, aliasToken } of fields) {
     const canonical = has(value, name);
     const alias = field.alias !== undefined && has(value, field.alias) ? field.alias : undefined;
     if (canonical && alias !== undefined) {
-      out.push({ path: pointer(path, alias), message: `must not be given together with ${name}` });
+      out.push({ path: `${path}/${aliasToken}`, message: `must not be given together with ${name}` });
     }
-    if (canonical) field.check(value[name], pointer(path, name), out);
-    if (alias !== undefined) field.check(value[alias], pointer(path, alias), out);
+    if (canonical) field.check(value[name], `${path}/${token}`, out);
+    if (alias !== undefined) field.check(value[alias], `${path}/${aliasToken}`, out);
     if (!canonical && alias === undefined && field.required) {
-      out.push({ path: pointer(path, name), message: 'is required' });
+      out.push({ path: `${path}/${token}`, message: 'is required' });
     }
-    used.set(name, canonical || alias === undefined ? name : alias);
+    if (!canonical && alias !== undefined) {
+      viaAlias ??= new Map();
+      viaAlias.set(name, alias);
+    }
   }
-  const fields: Fields = {
+  const keyOf = (name: string) => viaAlias?.get(name) ?? name;
+  const result: Fields = {
     path,
     value: (name) => {
-      const key = used.get(name) ?? name;
+      const key = keyOf(name);
       return has(value, key) ? value[key] : undefined;
     },
-    at: (name) => pointer(path, used.get(name) ?? name),
+    at: (name) => pointer(path, keyOf(name)),
   };
-  options.after?.(fields, out);
-  return fields;
+  options.after?.(result, out);
+  return result;
 }
 
 export function object(shape: Shape, options: ObjectOptions = {}): Check {
@@ -118,7 +149,7 @@ export function list(item: Check, bounds: { min?: number; max?: number } = {}): 
       out.push({ path, message: `must contain at most ${bounds.max} items` });
     }
     value.forEach((element, index) => {
-      item(element, pointer(path, index), out);
+      item(element, `${path}/${index}`, out); // an index needs no escaping
     });
   };
 }
