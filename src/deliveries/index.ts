@@ -10,7 +10,7 @@ import type { HubApp } from '../http/types.js';
 import { NotifyMailer } from './email.js';
 import type { DeliveryHooks } from './hooks.js';
 import { registerDeliveryMetrics } from './metrics.js';
-import { type SecretSource, WebhookPreparer } from './prepare.js';
+import { type RecipientSource, WebhookPreparer } from './prepare.js';
 import { adminDeliveryRoutes, deliveryRoutes } from './routes.js';
 import { WebhookSender } from './sender.js';
 import { DeliveryService } from './service.js';
@@ -21,7 +21,7 @@ export type { DeliveryHooks } from './hooks.js';
 export interface DeliveriesOptions {
   config: Config;
   db: Database;
-  directory: SecretSource;
+  directory: RecipientSource;
   hooks: DeliveryHooks;
   registry: Registry;
   log: WorkerLog;
@@ -43,7 +43,7 @@ export function createDeliveries(o: DeliveriesOptions): Deliveries {
   const allowPrivate = o.config.allowPrivateEndpoints;
   const sender = new WebhookSender({ allowPrivate });
   const mailer = o.config.smtpUrl ? new NotifyMailer(o.config.smtpUrl, { joinUrl: o.joinUrl }) : undefined;
-  const preparer = new WebhookPreparer(o.db, o.directory, o.hooks, allowPrivate);
+  const preparer = new WebhookPreparer(o.directory, o.hooks, allowPrivate);
   const metrics = registerDeliveryMetrics(o.registry, o.db);
   const worker = new DeliveryWorker({
     db: o.db,

@@ -4,16 +4,20 @@
  * `travelEndpoint` (so fixing an endpoint lets pending deliveries through), its current
  * `publicKey` (BASIC), its active signing secrets (rotation) and, for the two events that carry
  * it, the personal data, decrypted from the sealed transaction just before sending. Outbox
- * payloads themselves never hold personal data.
+ * payloads themselves never hold personal data. The recipient comes from the directory's cache,
+ * which every directory change clears in every process (see directory/cache.ts).
  */
 
 import { encryptForParticipant } from '../crypto/jwe.js';
-import type { Queryable } from '../db/database.js';
 import type { DeliveryHooks } from './hooks.js';
 import { checkWebhookTarget } from './ssrf.js';
-import { recipientOf } from './store.js';
 
-export interface SecretSource {
+/** What the worker reads about a recipient: the directory. */
+export interface RecipientSource {
+  /** The organization's current endpoint and key; undefined when it does not exist. */
+  recipient(
+    organizationId: string,
+  ): Promise<{ travelEndpoint: string | null; publicKey: string | null } | undefined>;
   webhookSecrets(organizationId: string): Promise<string[]>;
 }
 
@@ -70,8 +74,7 @@ export function notifyUrl(travelEndpoint: string, event: string): string {
 
 export class WebhookPreparer {
   constructor(
-    private readonly db: Queryable,
-    private readonly secrets: SecretSource,
+    private readonly directory: RecipientSource,
     private readonly hooks: DeliveryHooks,
     private readonly allowPrivate: boolean,
   ) {}
@@ -116,10 +119,10 @@ export class WebhookPreparer {
     const known = memo?.get(organizationId);
     if (known) return known;
     const reading = (async () => {
-      const r = await recipientOf(this.db, organizationId);
+      const r = await this.directory.recipient(organizationId);
       if (!r) return undefined;
-      const secrets = r.travelEndpoint ? await this.secrets.webhookSecrets(organizationId) : [];
-      return { ...r, secrets };
+      const secrets = r.travelEndpoint ? await this.directory.webhookSecrets(organizationId) : [];
+      return { travelEndpoint: r.travelEndpoint, publicKey: r.publicKey, secrets };
     })();
     memo?.set(organizationId, reading);
     return reading;

@@ -227,20 +227,6 @@ export async function releaseLeases(q: Queryable, held: ClaimedDelivery[]): Prom
   );
 }
 
-/** Where a webhook goes now, and with which key BASIC data is encrypted: read at every attempt. */
-export async function recipientOf(
-  q: Queryable,
-  organizationId: string,
-): Promise<{ travelEndpoint: string | null; publicKey: string | null } | undefined> {
-  const rows = await q.query('SELECT travel_endpoint, public_key FROM organizations WHERE id = $1', [
-    organizationId,
-  ]);
-  const r = rows[0];
-  return (
-    r && { travelEndpoint: r.travel_endpoint as string | null, publicKey: r.public_key as string | null }
-  );
-}
-
 const COLUMNS = `id, message_id, channel, event, organization_id, email_to, transaction_ref, status, attempts,
   next_attempt_at, last_error, created_at, delivered_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;

@@ -172,6 +172,7 @@ export class DeliveryWorker {
         for (const d of claimed) this.launch(d, batch);
         backlog = claimed.length === room;
         if (backlog) continue; // there is probably more due right now
+        if (this.woken) continue; // new work arrived while claiming: no need to ask when the next is due
         const next = await store.msUntilNextDue(this.o.db, this.o.mailer !== undefined).catch(() => null);
         if (next !== null) wait = Math.min(wait, Math.max(5, Math.ceil(next)));
       }

@@ -184,6 +184,11 @@ export class DirectoryService {
     return secrets ?? [];
   }
 
+  /** Where webhooks to this organization go now, and its BASIC encryption key. */
+  async recipient(organizationId: string) {
+    return this.lookups.byId(organizationId);
+  }
+
   authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string } | undefined> {
     return this.cache.get(`key:${keyHash.toString('base64')}`, () => store.findActiveKey(this.db, keyHash));
   }

@@ -47,6 +47,7 @@ const DEFAULT_PAGE = 50;
 
 export class TransactionService {
   private readonly initiations: GroupCommit<store.Initiation>;
+  private wakeLocalWorker: () => void = () => {};
 
   constructor(
     private readonly db: Database,
@@ -57,6 +58,7 @@ export class TransactionService {
     this.initiations = new GroupCommit(
       async (items) => {
         await store.insertInitiations(db, items);
+        this.wakeLocalWorker();
         wakeWorkers.poke();
       },
       {
@@ -67,6 +69,14 @@ export class TransactionService {
         maxConcurrent: db.kind === 'pglite' ? 1 : 4,
       },
     );
+  }
+
+  /**
+   * A worker in this process starts on new initiations at once, without waiting for the
+   * NOTIFY that wakes the workers of every process (one database round trip later).
+   */
+  onInitiated(wake: () => void): void {
+    this.wakeLocalWorker = wake;
   }
 
   /**
@@ -407,7 +417,7 @@ export class TransactionService {
 
   private next(from: State, event: TxEvent, protocol: store.TransactionRecord['protocol']): State {
     const r = transition(from, event, protocol);
-    if (!r.ok) throw new AppError('INVALID_STATE', r.error.message);
+    if (!r.ok) throw new AppError('INVALID_STATE', r.reason);
     return r.to;
   }
 

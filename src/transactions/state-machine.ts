@@ -43,23 +43,17 @@ const TABLE: Readonly<Record<State, Partial<Record<TxEvent, Rule>>>> = {
   DECLINED: {},
 };
 
-export type TransitionResult = { ok: true; to: State } | { ok: false; error: InvalidTransition };
-
-export class InvalidTransition extends Error {
-  override name = 'InvalidTransition';
-  constructor(
-    readonly from: State,
-    readonly event: TxEvent,
-    readonly protocol: Protocol,
-  ) {
-    super(describe(from, event, protocol));
-  }
-}
+/**
+ * A refused move carries its explanation for the caller's error. It is a plain value, not an
+ * Error: the worker asks about moves that do not apply (a MAIN transaction is never confirmed
+ * by delivery) for every delivered message, and capturing a stack each time showed in profiles.
+ */
+export type TransitionResult = { ok: true; to: State } | { ok: false; from: State; reason: string };
 
 export function transition(from: State, event: TxEvent, protocol: Protocol): TransitionResult {
   const rule = TABLE[from][event];
   if (!rule || !rule.protocols.includes(protocol)) {
-    return { ok: false, error: new InvalidTransition(from, event, protocol) };
+    return { ok: false, from, reason: describe(from, event, protocol) };
   }
   return { ok: true, to: rule.to === 'same' ? from : rule.to };
 }

@@ -36,8 +36,8 @@ describe('transaction state machine', () => {
           } else {
             assert.equal(r.ok, false);
             if (!r.ok) {
-              assert.equal(r.error.from, from);
-              assert.match(r.error.message, new RegExp(from), 'the message names the current state');
+              assert.equal(r.from, from);
+              assert.match(r.reason, new RegExp(from), 'the message names the current state');
             }
           }
         });
