@@ -2,8 +2,8 @@
  * `npm run bench [-- --quick | --smoke] [--only=initiate,startup,e2e,drain]`: measures the
  * hub against baselines taken in the same run on this machine, and prints a markdown table
  * (also bench/results/latest.json). Every server runs in a child process; load comes from this
- * process; everything targets 127.0.0.1 and is bounded in time. PostgreSQL when DATABASE_URL is set (each run makes fresh
- * databases on that server and drops them), else PGlite.
+ * process; everything targets 127.0.0.1 and is bounded in time. PostgreSQL when DATABASE_URL
+ * is set (each run makes fresh databases on that server and drops them), else PGlite.
  *
  * Scenarios: baselines (bare validated POST; + naive one-row insert; raw undici sender),
  * initiate throughput and latency (autocannon), end-to-end webhook latency under open-loop
