@@ -263,11 +263,9 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     assert.match(created, /^trh_/);
     keysSeen.push(created);
     assert.equal((await hub.request('GET', '/v1/organizations/me', { key: created })).status, 200);
-    assert.equal(
-      await betaPage.getByRole('button', { name: /^Revoke key/ }).count(),
-      1,
-      'not the key in use',
-    );
+    const revoke = betaPage.getByRole('button', { name: /^Revoke key/ });
+    await revoke.first().waitFor(); // the list reloads once the key is created
+    assert.equal(await revoke.count(), 1, 'not the key in use');
 
     await betaPage.getByRole('button', { name: 'Rotate secret' }).click();
     await betaPage.getByRole('button', { name: 'Yes, rotate' }).click();
