@@ -154,12 +154,7 @@ export async function markDeliveredMany(
               WHERE e.transaction_ref = done.transaction_ref AND e.seq > done.seq AND e.status = 'PENDING'
               LIMIT 1) AS woke
        FROM done`,
-    [
-      items.map((i) => i.d.id),
-      items.map((i) => i.d.lease.toISOString()),
-      items.map((i) => i.attempt.statusCode),
-      items.map((i) => Math.max(0, Math.round(i.attempt.latencyMs))),
-    ],
+    [...leaseParams(items.map((i) => i.d)), ...attemptParams(items)],
   );
   const held = new Set(rows.map((r) => r.id));
   return items.filter((i) => held.has(i.d.id)).map((i) => i.d);
@@ -190,12 +185,10 @@ export async function markFailedMany(
       WHERE d.id = f.id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT DISTINCT FROM f.lease
      RETURNING d.id, d.status`,
     [
-      items.map((i) => i.d.id),
-      items.map((i) => i.d.lease.toISOString()),
+      ...leaseParams(items.map((i) => i.d)),
       items.map((i) => i.attempt.error),
       items.map((i) => i.retryInMs),
-      items.map((i) => i.attempt.statusCode),
-      items.map((i) => Math.max(0, Math.round(i.attempt.latencyMs))),
+      ...attemptParams(items),
     ],
   );
   return new Map(rows.map((r) => [r.id, r.status]));
@@ -216,6 +209,19 @@ export async function markAttemptFailed(
   return (await markFailedMany(q, [{ d, attempt, retryInMs }])).get(d.id) ?? null;
 }
 
+/** The rows' ids and lease tokens, as the `uuid[]` and `timestamptz[]` parameters of a statement. */
+function leaseParams(ds: ClaimedDelivery[]): [string[], string[]] {
+  return [ds.map((d) => d.id), ds.map((d) => d.lease.toISOString())];
+}
+
+/** Status codes and whole milliseconds, as the `int[]` parameters of an attempt row insert. */
+function attemptParams(items: { attempt: AttemptResult }[]): [(number | null)[], number[]] {
+  return [
+    items.map((i) => i.attempt.statusCode),
+    items.map((i) => Math.max(0, Math.round(i.attempt.latencyMs))),
+  ];
+}
+
 /** Gives leased rows back (the worker stops before it started them): due again at once. */
 export async function releaseLeases(q: Queryable, held: ClaimedDelivery[]): Promise<void> {
   if (held.length === 0) return;
@@ -223,7 +229,7 @@ export async function releaseLeases(q: Queryable, held: ClaimedDelivery[]): Prom
     `UPDATE deliveries d SET next_attempt_at = clock_timestamp()
        FROM unnest($1::uuid[], $2::timestamptz[]) AS h(id, lease)
       WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT DISTINCT FROM h.lease`,
-    [held.map((d) => d.id), held.map((d) => d.lease.toISOString())],
+    leaseParams(held),
   );
 }
 
