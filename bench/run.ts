@@ -40,7 +40,7 @@ const SCALE = argv.has('--smoke')
     : { name: 'full', seconds: 10, connections: 50, rate: 500, rateSeconds: 10, deliveries: 20000 };
 const PG_URL = process.env.DATABASE_URL;
 const BACKEND = PG_URL ? 'postgres' : 'pglite';
-const HUB_ENTRY = process.env.BENCH_HUB_ENTRY ?? join(ROOT, 'dist/cli/index.js');
+const HUB_ENTRY = process.env.BENCH_HUB_ENTRY ?? join(ROOT, 'dist/bundle/index.js');
 const ADMIN_KEY = `trh_admin_${randomBytes(24).toString('base64url')}`;
 const MASTER_KEY = randomBytes(32).toString('base64');
 

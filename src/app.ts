@@ -19,6 +19,7 @@ import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './http/errors.js';
+import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerProblemHandlers } from './http/problem.js';
 import { type HubApp, Problem } from './http/types.js';
@@ -75,6 +76,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    schemaController: { compilersFactory: lazyCompilers() },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -3,8 +3,9 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { bundleCli } from '../scripts/bundle.js';
 
 const run = promisify(execFile);
 const CLI = ['--import', 'tsx', new URL('../src/cli/index.ts', import.meta.url).pathname];
@@ -18,8 +19,11 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function cli(args: string[], env: Record<string, string>) {
-  return run(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
+function cli(args: string[], env: Record<string, string>, command = CLI) {
+  return run(process.execPath, [...command, ...args], {
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  }).then(
     (r) => ({ code: 0, ...r }),
     (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string }),
   );
@@ -98,10 +102,51 @@ describe('travel-rule-hub command', () => {
   });
 });
 
+describe('the bundle that `npm start` runs', () => {
+  // Built fresh from the sources, two directories below the project root like dist/bundle/.
+  const outdir = new URL(`../.tmp/bundle-${process.pid}/`, import.meta.url).pathname;
+  const BUNDLE = [join(outdir, 'index.js')];
+  before(() => bundleCli(outdir));
+  after(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('runs operator commands and serves the API, its documentation and the dashboard', async () => {
+    const env = { HUB_DATA_DIR: tempDir(), PORT: '0' };
+    const created = await cli(
+      ['org', 'create', '--name', 'Bundled', '--did', 'did:web:bundled.example'],
+      env,
+      BUNDLE,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const { apiKey } = JSON.parse(created.stdout);
+
+    const hub = await startServe(env, false, BUNDLE);
+    try {
+      const base = hub.output.match(/listening on (http:\/\/\S+)/)?.[1];
+      assert.ok(base, hub.output);
+      assert.equal((await fetch(`${base}/readyz`)).status, 200);
+      const openapi = await fetch(`${base}/openapi.json`);
+      assert.ok(Object.keys((await openapi.json()).paths).includes('/v1/transactions/initiate'));
+      assert.match(await (await fetch(`${base}/docs/`)).text(), /swagger/i);
+      assert.match(await (await fetch(`${base}/ui/`)).text(), /<html/i);
+
+      const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+      const me = await fetch(`${base}/v1/organizations/me`, { headers });
+      assert.equal(me.status, 200);
+      assert.equal((await me.json()).vaspDid, 'did:web:bundled.example');
+      const bad = await fetch(`${base}/v1/transactions/initiate`, { method: 'POST', headers, body: '{}' });
+      assert.equal(bad.status, 400);
+      assert.equal((await bad.json()).code, 'VALIDATION_FAILED');
+    } finally {
+      hub.child.kill('SIGTERM');
+    }
+    assert.equal(await new Promise((resolve) => hub.child.once('exit', resolve)), 0);
+  });
+});
+
 /** Starts `serve` and resolves once it printed its URL (or exited, when `expectExit`). */
-function startServe(env: Record<string, string>, expectExit = false) {
+function startServe(env: Record<string, string>, expectExit = false, command = CLI) {
   return new Promise<{ child: ChildProcess; output: string; code?: number }>((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, 'serve'], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...command, 'serve'], { env: { ...process.env, ...env } });
     let output = '';
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
     const onData = (d: Buffer) => {

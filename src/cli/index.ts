@@ -3,6 +3,8 @@
  * The `travel-rule-hub` command: run the hub, migrate, and operate the directory from a
  * shell. Operator commands talk to the database directly (so they work before the first
  * start); on the embedded database stop the hub first, or use the HTTP operator API.
+ * Each command loads what it needs when it runs: `serve` opens the database while the app's
+ * code loads, and no command pays for another's modules.
  */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
@@ -10,12 +12,11 @@ import { ConfigError, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/lock.js';
 import { openDatabase } from '../db/open.js';
-import { DirectoryService } from '../directory/service.js';
+import type { DirectoryService } from '../directory/service.js';
 import { AppError } from '../http/errors.js';
 import { resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 import { registerParticipantCommands } from './participant.js';
-import { runWorker } from './worker.js';
 
 const program = new Command('travel-rule-hub').version(VERSION).description('Travel Rule Hub');
 
@@ -27,7 +28,7 @@ program
 program
   .command('worker')
   .description('run only the delivery worker, without HTTP (scale-out on PostgreSQL)')
-  .action(() => runWorker(loadConfig()));
+  .action(async () => (await import('./worker.js')).runWorker(loadConfig()));
 
 program
   .command('migrate')
@@ -105,6 +106,7 @@ async function withDirectory(fn: (db: Database, directory: DirectoryService) => 
   const secrets = resolveSecrets(config);
   const db = await openDatabase(config);
   try {
+    const { DirectoryService } = await import('../directory/service.js');
     await fn(db, new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints));
   } finally {
     await db.close();

@@ -1,15 +1,14 @@
 /** Participant commands: a key pair to register, and the reference webhook receiver. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createReceiver } from '../participant/receiver.js';
-import { generateParticipantKeyPair } from '../participant/webhooks.js';
 
 export function registerParticipantCommands(program: Command) {
   program
     .command('keygen')
     .description('generate an X25519 key pair; prints the public PEM to register as publicKey')
     .requiredOption('--out <file>', 'where to write the private key (PEM, mode 0600)')
-    .action((o: { out: string }) => {
+    .action(async (o: { out: string }) => {
+      const { generateParticipantKeyPair } = await import('../participant/webhooks.js');
       const { publicKeyPem, privateKeyPem } = generateParticipantKeyPair();
       writeFileSync(o.out, privateKeyPem, { mode: 0o600, flag: 'wx' });
       process.stdout.write(publicKeyPem);
@@ -28,6 +27,7 @@ export function registerParticipantCommands(program: Command) {
     )
     .option('--private-key <file>', 'PEM private key for BASIC encrypted personal data')
     .action(async (o: { port: string; host: string; secret: string[]; privateKey?: string }) => {
+      const { createReceiver } = await import('../participant/receiver.js');
       const server = createReceiver({
         secrets: o.secret,
         privateKeyPem: o.privateKey ? readFileSync(o.privateKey, 'utf8') : undefined,

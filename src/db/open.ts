@@ -2,11 +2,12 @@
 import type { Config } from '../config.js';
 import type { Database } from './database.js';
 import { migrate } from './migrate.js';
-import { openPglite } from './pglite.js';
-import { openPostgres } from './postgres.js';
 
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
-  const db = config.databaseUrl ? await openPostgres(config.databaseUrl) : await openPglite(config.dataDir);
+  // Only the driver in use is loaded.
+  const db = config.databaseUrl
+    ? await (await import('./postgres.js')).openPostgres(config.databaseUrl)
+    : await (await import('./pglite.js')).openPglite(config.dataDir);
   if (options.migrate !== false) {
     try {
       await migrate(db);

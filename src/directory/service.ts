@@ -13,7 +13,7 @@ import { generateWebhookSecret } from '../deliveries/signing.js';
 import { validateEndpointUrl } from '../deliveries/ssrf.js';
 import { AppError, type FieldProblem, notFound, validationFailed } from '../http/errors.js';
 import { isDid } from '../transactions/amount.js';
-import { generateApiKey, hashApiKey } from './api-keys.js';
+import { generateApiKey } from './api-keys.js';
 import { DirectoryCache } from './cache.js';
 import type { CreateOrganization, Organization, UpdateOrganization } from './schemas.js';
 import * as store from './store.js';
