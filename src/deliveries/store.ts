@@ -61,6 +61,9 @@ export interface DeliveryRecord {
  * Claims up to `limit` due rows and leases them for `leaseMs`. A row is due when PENDING, its
  * time has come, and no earlier (lower `seq`) row of the same transaction to the same recipient
  * is still PENDING: deliveries of one transaction to one recipient go out one at a time, in order.
+ * The time bound is `statement_timestamp()`, which an index scan can use as its upper end;
+ * `clock_timestamp()` (volatile) cannot, so a claim that found fewer due rows than its limit
+ * read the whole due index, every leased row included.
  */
 export async function claimDue(
   q: Queryable,
@@ -69,7 +72,7 @@ export async function claimDue(
   const rows = await q.query(
     `WITH due AS (
        SELECT d.id FROM deliveries d
-        WHERE d.status = 'PENDING' AND d.next_attempt_at <= clock_timestamp()
+        WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
           AND (d.channel = 'webhook' OR $3::boolean)
           AND NOT EXISTS (
             SELECT 1 FROM deliveries e
@@ -112,7 +115,7 @@ export async function msUntilNextDue(q: Queryable, includeEmail: boolean): Promi
   const rows = await q.query<{ ms: number | string | null }>(
     `SELECT (extract(epoch FROM min(next_attempt_at) - clock_timestamp()) * 1000)::float8 AS ms
        FROM deliveries
-      WHERE status = 'PENDING' AND next_attempt_at > clock_timestamp() AND (channel = 'webhook' OR $1::boolean)`,
+      WHERE status = 'PENDING' AND next_attempt_at > statement_timestamp() AND (channel = 'webhook' OR $1::boolean)`,
     [includeEmail],
   );
   const ms = rows[0]?.ms;
