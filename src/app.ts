@@ -99,7 +99,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     log: app.log,
     joinUrl: () => config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
   });
-  transactions.onInitiated(() => deliveries.worker.wake());
+  transactions.attachWorker(deliveries.worker);
   app.addHook('onClose', () => deliveries.close());
   const unwatchDirectory = await directory.watch();
   app.addHook('onClose', () => unwatchDirectory());

@@ -64,6 +64,8 @@ export class DeliveryWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Rows being prepared and sent: what `concurrency` limits. */
   private sending = 0;
+  /** Slots promised to new messages of this process that are being committed (see reserve). */
+  private reserved = 0;
   private running: Promise<void> | undefined;
   private stopping = false;
   private stopped: Promise<void> | undefined;
@@ -117,6 +119,42 @@ export class DeliveryWorker {
     this.wakeSleeper?.();
   }
 
+  /**
+   * Hand-off, for messages this process is about to commit (new initiations): reserves room for
+   * up to `n` of them and says until when to write them leased to this worker. The caller writes
+   * that many with `next_attempt_at = leaseUntil`, then gives the committed rows to take() (or the
+   * count back to cancel()). They go out at once, without a claim round trip; if this process dies
+   * first, their lease runs out and any worker sends them, as with a claimed row.
+   * Rows beyond the room, or while the worker is not running, are written due and claimed as usual.
+   */
+  reserve(n: number): { count: number; leaseUntil: Date } {
+    const count = this.isRunning ? Math.max(0, Math.min(n, this.freeSlots())) : 0;
+    this.reserved += count;
+    return { count, leaseUntil: new Date(Date.now() + this.leaseMs) };
+  }
+
+  /** The committed rows of a reserve(): sent now (or released, if the worker began stopping). */
+  take(held: store.ClaimedDelivery[]): void {
+    this.reserved = Math.max(0, this.reserved - held.length);
+    if (this.stopping || !this.running) {
+      void this.release(held);
+      return;
+    }
+    const batch: RecipientMemo = new Map();
+    for (const d of held) this.launch(d, batch);
+  }
+
+  /** Room reserved but not used (the write failed). */
+  cancel(n: number): void {
+    this.reserved = Math.max(0, this.reserved - n);
+  }
+
+  /** Sends this worker can start now: its concurrency, while finished sends are recorded fast enough. */
+  private freeSlots(): number {
+    const busy = this.sending + this.reserved;
+    return this.inFlight.size - this.sending < this.maxUnrecorded ? Math.max(0, this.concurrency - busy) : 0;
+  }
+
   private async shutdown(): Promise<void> {
     this.stopping = true;
     this.wake();
@@ -144,8 +182,7 @@ export class DeliveryWorker {
     while (!this.stopping) {
       this.woken = false;
       // A send's slot is free once its answer is in: recording happens meanwhile, in batches.
-      const free =
-        this.inFlight.size - this.sending < this.maxUnrecorded ? this.concurrency - this.sending : 0;
+      const free = this.freeSlots();
       const room = Math.min(this.batchSize, free);
       let wait = this.pollMs;
       // With a backlog, claim whole batches: a claim per finished send would cost a query each.

@@ -61,18 +61,37 @@ export interface Initiation {
   message: OutboxMessage;
 }
 
+/** The outbox row an initiation wrote, as the delivery worker reads it. */
+export interface WrittenMessage {
+  deliveryId: string;
+  messageId: string;
+  message: OutboxMessage;
+}
+
 /**
  * Writes initiations (one or many: group commit) in ONE statement: the transactions, their
  * NEW history rows and their outbox messages. A single statement is atomic on its own, and
  * one round trip however many rows it carries. It does not NOTIFY the workers (see
  * CoalescedNotify): the caller pokes them once the statement committed.
+ * `leaseUntil` (by item) writes that message already leased, for a worker in this process
+ * to send without claiming it (see DeliveryWorker.reserve); the others are due at once.
  */
-export async function insertInitiations(q: Queryable, items: Initiation[]): Promise<void> {
-  await q.query(INSERT_INITIATIONS, [JSON.stringify(items.map(initiationRow))]);
+export async function insertInitiations(
+  q: Queryable,
+  items: Initiation[],
+  leaseUntil?: Map<Initiation, Date>,
+): Promise<WrittenMessage[]> {
+  const rows = items.map((item) => initiationRow(item, leaseUntil?.get(item)));
+  await q.query(INSERT_INITIATIONS, [JSON.stringify(rows)]);
+  return rows.map((r, i) => ({
+    deliveryId: r.delivery_id,
+    messageId: r.message_id,
+    message: items[i]!.message,
+  }));
 }
 
 /** One element of the statement's jsonb input. */
-export function initiationRow({ record: t, sealedPii, message: m }: Initiation) {
+function initiationRow({ record: t, sealedPii, message: m }: Initiation, leaseUntil?: Date) {
   return {
     ref: t.ref,
     protocol: t.protocol,
@@ -96,6 +115,7 @@ export function initiationRow({ record: t, sealedPii, message: m }: Initiation) 
     recipient_id: m.channel === 'webhook' ? m.organizationId : null,
     email_to: m.channel === 'email' ? m.emailTo : null,
     payload: m.payload,
+    lease_until: leaseUntil?.toISOString() ?? null,
   };
 }
 
@@ -105,7 +125,7 @@ export const INSERT_INITIATIONS = `WITH input AS (
          beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
          origin_address text, destination_address text, tx_hash text, notification_email text,
          sealed_pii text, delivery_id uuid, message_id text, channel text, event text,
-         recipient_id uuid, email_to text, payload jsonb)
+         recipient_id uuid, email_to text, payload jsonb, lease_until timestamptz)
      ), t AS (
        INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
          beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
@@ -118,8 +138,10 @@ export const INSERT_INITIATIONS = `WITH input AS (
        INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
        SELECT ref, 'NEW', originator_id, originator_did FROM input
      ), d AS (
-       INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload)
-       SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload FROM input
+       INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload,
+         next_attempt_at)
+       SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload,
+         coalesce(lease_until, clock_timestamp()) FROM input
      )
      SELECT count(*)::int AS n FROM input`;
 

@@ -5,6 +5,8 @@ import type { Queryable } from '../../src/db/database.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
 import { enqueue, OUTBOX_CHANNEL } from '../../src/deliveries/outbox.js';
 import * as store from '../../src/deliveries/store.js';
+import type { InitiateRequest } from '../../src/transactions/schemas.js';
+import { TransactionService } from '../../src/transactions/service.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
@@ -326,6 +328,69 @@ eachBackend(
       await initiate(originator, beneficiary);
       await receiver.waitFor((r) => r.to('/b/v1/notify/received').length === 1, 5000);
       assert.ok(Date.now() - t0 < 2000, `delivered after ${Date.now() - t0} ms`);
+    });
+
+    /** The API side of one process, with `worker` as its local worker. */
+    const apiWith = (worker: Parameters<TransactionService['attachWorker']>[0]) => {
+      const service = new TransactionService(hub().db, hub().masterKey, hub().hub.directory.lookups);
+      service.attachWorker(worker);
+      return service;
+    };
+
+    it('sends at once what its own process hands over, with no claim or NOTIFY', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      // Polls every 30 s; the hand-off sends no NOTIFY: only the hand-off can deliver in time.
+      const e = await start(t, fakeHooks(), { pollMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 100));
+      const t0 = Date.now();
+      const { transactionRef } = await apiWith(e.worker).initiate(
+        originator.id,
+        mainRequest(beneficiary.vaspDid) as InitiateRequest,
+      );
+      await receiver.waitFor(
+        (r) => r.to('/b/v1/notify/received').some((x) => x.body.includes(transactionRef)),
+        5000,
+      );
+      assert.ok(Date.now() - t0 < 2000, `delivered after ${Date.now() - t0} ms`);
+      await eventually(async () => {
+        const rows = await deliveryRows(transactionRef);
+        return rows[0]?.status === 'DELIVERED' && rows;
+      }, 'the delivery recorded');
+      assert.deepEqual(await deliveryRows(transactionRef), [
+        { event: 'received', status: 'DELIVERED', attempts: 1 },
+      ]);
+    });
+
+    it('sends a handed-over message once its lease runs out if its process died before sending it', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      // A process that leased the message to itself for 1.5 s, committed it, and died.
+      const died = {
+        wake() {},
+        reserve: (n: number) => ({ count: n, leaseUntil: new Date(Date.now() + 1500) }),
+        take() {},
+        cancel() {},
+      };
+      const { transactionRef } = await apiWith(died).initiate(
+        originator.id,
+        mainRequest(beneficiary.vaspDid) as InitiateRequest,
+      );
+      const [leased] = await hub().db.query<{ due: boolean }>(
+        'SELECT next_attempt_at <= clock_timestamp() AS due FROM deliveries WHERE transaction_ref = $1',
+        [transactionRef],
+      );
+      assert.equal(leased?.due, false, 'written leased');
+      await start(t, fakeHooks(), { pollMs: 100 });
+      await new Promise((r) => setTimeout(r, 500));
+      const mine = () => receiver.to('/b/v1/notify/received').filter((x) => x.body.includes(transactionRef));
+      assert.equal(mine().length, 0, 'no other worker sends it while the lease holds');
+      await receiver.waitFor(() => mine().length === 1, 5000, 'the message after its lease ran out');
+      await eventually(async () => {
+        const rows = await deliveryRows(transactionRef);
+        return rows[0]?.status === 'DELIVERED' && rows;
+      }, 'the delivery recorded');
+      assert.deepEqual(await deliveryRows(transactionRef), [
+        { event: 'received', status: 'DELIVERED', attempts: 1 },
+      ]);
     });
   },
   { HUB_WORKER: 'false' },
