@@ -2,7 +2,8 @@
  * The benchmark's webhook receiver, in a process of its own so it does not share a thread
  * with the load generator or the hub. Answers every POST with 200 at once and records when
  * each message arrived (epoch ms, comparable across processes). GET /stats returns counts
- * and arrival times by transactionRef; POST /reset clears them. Prints `READY <port>`.
+ * and arrival times by transactionRef (with `?times=1`, also when each new message id arrived);
+ * POST /reset clears them. Prints `READY <port>`.
  */
 import { createServer } from 'node:http';
 
@@ -10,12 +11,15 @@ let count = 0;
 const ids = new Set<string>();
 let duplicates = 0;
 let arrivals: Record<string, number> = {};
+/** When each new message id arrived, in order (GET /stats?times=1). */
+let uniqueTimes: number[] = [];
 const now = () => performance.timeOrigin + performance.now();
 
 const server = createServer((req, res) => {
-  if (req.method === 'GET' && req.url === '/stats') {
+  if (req.method === 'GET' && req.url?.startsWith('/stats')) {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ count, unique: ids.size, duplicates, arrivals }));
+    const times = req.url.endsWith('?times=1') ? { uniqueTimes } : {};
+    res.end(JSON.stringify({ count, unique: ids.size, duplicates, arrivals, ...times }));
     return;
   }
   if (req.method === 'POST' && req.url === '/reset') {
@@ -23,6 +27,7 @@ const server = createServer((req, res) => {
     duplicates = 0;
     ids.clear();
     arrivals = {};
+    uniqueTimes = [];
     res.writeHead(204).end();
     return;
   }
@@ -33,7 +38,10 @@ const server = createServer((req, res) => {
     count++;
     const id = String(req.headers['webhook-id'] ?? count);
     if (ids.has(id)) duplicates++;
-    else ids.add(id);
+    else {
+      ids.add(id);
+      uniqueTimes.push(at);
+    }
     if (req.url?.endsWith('/received')) {
       const ref = /"transactionRef":"([0-9a-f-]{36})"/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
       if (ref) arrivals[ref] = at;
