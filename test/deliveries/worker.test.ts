@@ -336,6 +336,14 @@ eachBackend(
       service.attachWorker(worker);
       return service;
     };
+    /** The initiation's one message is recorded DELIVERED after exactly one attempt. */
+    const assertDeliveredOnce = async (ref: string) => {
+      await eventually(
+        async () => (await deliveryRows(ref))[0]?.status === 'DELIVERED',
+        'the delivery recorded',
+      );
+      assert.deepEqual(await deliveryRows(ref), [{ event: 'received', status: 'DELIVERED', attempts: 1 }]);
+    };
 
     it('sends at once what its own process hands over, with no claim or NOTIFY', async (t) => {
       const { receiver, originator, beneficiary } = await setup();
@@ -352,13 +360,7 @@ eachBackend(
         5000,
       );
       assert.ok(Date.now() - t0 < 2000, `delivered after ${Date.now() - t0} ms`);
-      await eventually(async () => {
-        const rows = await deliveryRows(transactionRef);
-        return rows[0]?.status === 'DELIVERED' && rows;
-      }, 'the delivery recorded');
-      assert.deepEqual(await deliveryRows(transactionRef), [
-        { event: 'received', status: 'DELIVERED', attempts: 1 },
-      ]);
+      await assertDeliveredOnce(transactionRef);
     });
 
     it('sends a handed-over message once its lease runs out if its process died before sending it', async (t) => {
@@ -384,13 +386,7 @@ eachBackend(
       const mine = () => receiver.to('/b/v1/notify/received').filter((x) => x.body.includes(transactionRef));
       assert.equal(mine().length, 0, 'no other worker sends it while the lease holds');
       await receiver.waitFor(() => mine().length === 1, 5000, 'the message after its lease ran out');
-      await eventually(async () => {
-        const rows = await deliveryRows(transactionRef);
-        return rows[0]?.status === 'DELIVERED' && rows;
-      }, 'the delivery recorded');
-      assert.deepEqual(await deliveryRows(transactionRef), [
-        { event: 'received', status: 'DELIVERED', attempts: 1 },
-      ]);
+      await assertDeliveredOnce(transactionRef);
     });
   },
   { HUB_WORKER: 'false' },
