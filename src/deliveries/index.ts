@@ -28,7 +28,12 @@ export interface DeliveriesOptions {
   /** Where an outside exchange can join the hub (NOTIFY e-mail): HUB_PUBLIC_URL or the listen URL. */
   joinUrl: () => string;
   /** Worker tuning (tests). */
-  worker?: Partial<Pick<WorkerOptions, 'concurrency' | 'batchSize' | 'leaseMs' | 'pollMs' | 'stopTimeoutMs'>>;
+  worker?: Partial<
+    Pick<
+      WorkerOptions,
+      'concurrency' | 'batchSize' | 'leaseMs' | 'pollMs' | 'stopTimeoutMs' | 'vacuumAfterRows'
+    >
+  >;
 }
 
 export interface Deliveries {

@@ -105,9 +105,9 @@ export async function claimDue(
   }));
 }
 
-/** Refreshes the planner's statistics of the outbox tables (see DeliveryWorker). */
-export async function analyze(q: Queryable): Promise<void> {
-  await q.query('ANALYZE deliveries');
+/** Removes the outbox's dead row versions and refreshes its statistics (see DeliveryWorker.maintain). */
+export async function vacuum(q: Queryable): Promise<void> {
+  await q.query('VACUUM (ANALYZE, SKIP_LOCKED) deliveries');
 }
 
 /** Milliseconds until the next PENDING row falls due (future rows only), or null when none. */

@@ -48,10 +48,14 @@ export interface WorkerOptions {
   pollMs?: number;
   /** How long stop() waits for sends in flight. */
   stopTimeoutMs?: number;
+  /** Outcomes recorded between two vacuums of the outbox at most (see maintain). */
+  vacuumAfterRows?: number;
 }
 
 const SLOW_CLAIM_MS = 15;
-const ANALYZE_EVERY_MS = 30_000;
+/** Least time between two vacuums started by a slow claim, and by the outcomes' count. */
+const SLOW_CLAIM_MAINTENANCE_MS = 30_000;
+const CHURN_MAINTENANCE_MS = 10_000;
 
 export class DeliveryWorker {
   private readonly concurrency: number;
@@ -71,7 +75,11 @@ export class DeliveryWorker {
   private stopped: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private woken = false;
-  private lastAnalyze = 0;
+  private lastMaintenance = 0;
+  private maintaining = false;
+  /** Outcomes recorded since the last vacuum: each left dead row versions behind. */
+  private recordedSinceVacuum = 0;
+  private readonly vacuumAfterRows: number;
   private readonly recorder: ResultRecorder;
   private wakeSleeper: (() => void) | undefined;
 
@@ -86,6 +94,7 @@ export class DeliveryWorker {
     this.leaseMs = o.leaseMs ?? 30_000;
     this.pollMs = o.pollMs ?? 1000;
     this.stopTimeoutMs = o.stopTimeoutMs ?? 10_000;
+    this.vacuumAfterRows = o.vacuumAfterRows ?? 20_000;
     this.recorder = new ResultRecorder(o);
   }
 
@@ -195,7 +204,7 @@ export class DeliveryWorker {
             leaseMs: this.leaseMs,
             includeEmail: this.o.mailer !== undefined,
           });
-          await this.refreshStatisticsIfSlow(performance.now() - started);
+          this.maintain(performance.now() - started);
         } catch (err) {
           this.o.log.error({ err }, 'delivery worker: claiming failed');
           await this.sleep(this.pollMs);
@@ -218,16 +227,29 @@ export class DeliveryWorker {
   }
 
   /**
-   * The claim is a quick ordered index scan only when the planner knows the outbox is large; on a
-   * table whose statistics are stale (PGlite runs no autovacuum; a fresh PostgreSQL table before
-   * autovacuum's first pass) it sorts every due row instead. A slow claim refreshes them.
+   * Keeps the outbox cheap to claim from, in the background. Every delivery leaves dead row
+   * versions behind (the claim's and the outcome's updates), and PGlite has no autovacuum (nor
+   * does a server where it is off, or has not reached this table yet): they pile up in the due
+   * index, and a claim reads past them. Stale statistics also make the planner sort every due
+   * row instead of reading the due index in order. So the worker runs `VACUUM (ANALYZE)` on the
+   * outbox after `vacuumAfterRows` outcomes (at most every 10 s), and when a claim was slow (at
+   * most every 30 s). SKIP_LOCKED: with several workers, one vacuum at a time is enough.
    */
-  private async refreshStatisticsIfSlow(claimMs: number): Promise<void> {
-    if (claimMs < SLOW_CLAIM_MS || Date.now() - this.lastAnalyze < ANALYZE_EVERY_MS) return;
-    this.lastAnalyze = Date.now();
-    await store.analyze(this.o.db).catch((err) => {
-      this.o.log.warn({ err }, 'delivery worker: ANALYZE of the outbox failed');
-    });
+  private maintain(claimMs: number): void {
+    if (this.maintaining) return;
+    const since = Date.now() - this.lastMaintenance;
+    const slow = claimMs >= SLOW_CLAIM_MS && since >= SLOW_CLAIM_MAINTENANCE_MS;
+    const churned = this.recordedSinceVacuum >= this.vacuumAfterRows && since >= CHURN_MAINTENANCE_MS;
+    if (!slow && !churned) return;
+    this.maintaining = true;
+    this.lastMaintenance = Date.now();
+    this.recordedSinceVacuum = 0;
+    void store
+      .vacuum(this.o.db)
+      .catch((err) => this.o.log.warn({ err }, 'delivery worker: VACUUM of the outbox failed'))
+      .finally(() => {
+        this.maintaining = false;
+      });
   }
 
   private sleep(ms: number): Promise<void> {
@@ -275,6 +297,7 @@ export class DeliveryWorker {
     }
     if (result === 'released') return;
     await this.recorder.record(d, result);
+    this.recordedSinceVacuum++;
   }
 
   /** prepare + send; 'released' when the worker began stopping before anything was sent. */

@@ -330,6 +330,23 @@ eachBackend(
       assert.ok(Date.now() - t0 < 2000, `delivered after ${Date.now() - t0} ms`);
     });
 
+    it('vacuums the outbox after a number of recorded outcomes', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      const vacuums = async () =>
+        Number(
+          (
+            await hub().db.query<{ n: number | string }>(
+              "SELECT vacuum_count AS n FROM pg_stat_user_tables WHERE relname = 'deliveries'",
+            )
+          )[0]?.n ?? 0,
+        );
+      const before = await vacuums();
+      await start(t, fakeHooks(), { pollMs: 100, vacuumAfterRows: 3 });
+      for (let i = 0; i < 4; i++) await initiate(originator, beneficiary);
+      await receiver.waitFor((r) => r.to('/b/v1/notify/received').length >= 4, 5000);
+      await eventually(async () => (await vacuums()) > before, 'a VACUUM of deliveries');
+    });
+
     /** The API side of one process, with `worker` as its local worker. */
     const apiWith = (worker: Parameters<TransactionService['attachWorker']>[0]) => {
       const service = new TransactionService(hub().db, hub().masterKey, hub().hub.directory.lookups);
