@@ -26,6 +26,13 @@ export type OutboxMessage =
       payload: Record<string, unknown>;
     };
 
+/** An outbox row as written: its ids and its message. */
+export interface WrittenMessage {
+  deliveryId: string;
+  messageId: string;
+  message: OutboxMessage;
+}
+
 /** The channel the worker LISTENs on; NOTIFY inside the transaction fires at commit. */
 export const OUTBOX_CHANNEL = 'hub_outbox';
 

@@ -18,7 +18,7 @@ import type { Database } from '../db/database.js';
 import type { NotifyMailer } from './email.js';
 import type { DeliveryHooks } from './hooks.js';
 import type { DeliveryMetrics } from './metrics.js';
-import { OUTBOX_CHANNEL } from './outbox.js';
+import { OUTBOX_CHANNEL, type WrittenMessage } from './outbox.js';
 import type { RecipientMemo, WebhookPreparer } from './prepare.js';
 import { ResultRecorder } from './recorder.js';
 import type { SendResult, WebhookSender } from './sender.js';
@@ -142,9 +142,27 @@ export class DeliveryWorker {
     return { count, leaseUntil: new Date(Date.now() + this.leaseMs) };
   }
 
-  /** The committed rows of a reserve(): sent now (or released, if the worker began stopping). */
-  take(held: store.ClaimedDelivery[]): void {
-    this.reserved = Math.max(0, this.reserved - held.length);
+  /** The committed webhooks of a reserve(), leased until `leaseUntil`: sent now (or released, if stopping). */
+  take(written: WrittenMessage[], leaseUntil: Date): void {
+    this.reserved = Math.max(0, this.reserved - written.length);
+    const held = written.flatMap(({ deliveryId, messageId, message: m }): store.ClaimedDelivery[] =>
+      m.channel === 'webhook'
+        ? [
+            {
+              id: deliveryId,
+              messageId,
+              channel: 'webhook',
+              event: m.event,
+              organizationId: m.organizationId,
+              emailTo: null,
+              transactionRef: m.transactionRef,
+              payload: m.payload,
+              attempts: 0,
+              lease: leaseUntil,
+            },
+          ]
+        : [],
+    );
     if (this.stopping || !this.running) {
       void this.release(held);
       return;

@@ -10,8 +10,7 @@ import { openPii, sealPii } from '../crypto/envelope.js';
 import { CoalescedNotify } from '../db/coalesced-notify.js';
 import type { Database, Queryable } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
-import { enqueue, OUTBOX_CHANNEL, type OutboxMessage } from '../deliveries/outbox.js';
-import type { ClaimedDelivery } from '../deliveries/store.js';
+import { enqueue, OUTBOX_CHANNEL, type OutboxMessage, type WrittenMessage } from '../deliveries/outbox.js';
 import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError, notFound, validationFailed } from '../http/errors.js';
@@ -53,7 +52,7 @@ const DEFAULT_PAGE = 50;
 export interface LocalWorker {
   wake(): void;
   reserve(n: number): { count: number; leaseUntil: Date };
-  take(held: ClaimedDelivery[]): void;
+  take(written: WrittenMessage[], leaseUntil: Date): void;
   cancel(n: number): void;
 }
 
@@ -101,35 +100,23 @@ export class TransactionService {
     const worker = this.localWorker;
     const webhooks = items.filter((i) => i.message.channel === 'webhook');
     const grant = worker?.reserve(webhooks.length);
-    const leased = new Map(webhooks.slice(0, grant?.count ?? 0).map((i) => [i, grant!.leaseUntil]));
-    let written: store.WrittenMessage[];
+    const leased = {
+      until: grant?.leaseUntil ?? new Date(),
+      items: new Set(webhooks.slice(0, grant?.count ?? 0)),
+    };
+    let written: WrittenMessage[];
     try {
       written = await store.insertInitiations(this.db, items, leased);
     } catch (err) {
-      worker?.cancel(leased.size);
+      worker?.cancel(leased.items.size);
       throw err;
     }
-    if (!worker || leased.size === 0) return 0;
-    const held: ClaimedDelivery[] = [];
-    written.forEach((w, i) => {
-      const lease = leased.get(items[i]!);
-      const m = w.message;
-      if (lease === undefined || m.channel !== 'webhook') return;
-      held.push({
-        id: w.deliveryId,
-        messageId: w.messageId,
-        channel: 'webhook',
-        event: m.event,
-        organizationId: m.organizationId,
-        emailTo: null,
-        transactionRef: m.transactionRef,
-        payload: m.payload,
-        attempts: 0,
-        lease,
-      });
-    });
-    worker.take(held);
-    return held.length;
+    if (!worker || leased.items.size === 0) return 0;
+    worker.take(
+      written.filter((_, i) => leased.items.has(items[i]!)),
+      leased.until,
+    );
+    return leased.items.size;
   }
 
   /**

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
-import type { OutboxMessage } from '../deliveries/outbox.js';
+import type { OutboxMessage, WrittenMessage } from '../deliveries/outbox.js';
 import { newMessageId } from '../deliveries/signing.js';
 import type { Protocol, State } from './state-machine.js';
 
@@ -61,27 +61,21 @@ export interface Initiation {
   message: OutboxMessage;
 }
 
-/** The outbox row an initiation wrote, as the delivery worker reads it. */
-export interface WrittenMessage {
-  deliveryId: string;
-  messageId: string;
-  message: OutboxMessage;
-}
-
 /**
  * Writes initiations (one or many: group commit) in ONE statement: the transactions, their
  * NEW history rows and their outbox messages. A single statement is atomic on its own, and
  * one round trip however many rows it carries. It does not NOTIFY the workers (see
  * CoalescedNotify): the caller pokes them once the statement committed.
- * `leaseUntil` (by item) writes that message already leased, for a worker in this process
- * to send without claiming it (see DeliveryWorker.reserve); the others are due at once.
+ * The messages of `leased.items` are written already leased until `leased.until`, for a worker
+ * in this process to send without claiming them (see DeliveryWorker.reserve); the others are
+ * due at once.
  */
 export async function insertInitiations(
   q: Queryable,
   items: Initiation[],
-  leaseUntil?: Map<Initiation, Date>,
+  leased?: { until: Date; items: ReadonlySet<Initiation> },
 ): Promise<WrittenMessage[]> {
-  const rows = items.map((item) => initiationRow(item, leaseUntil?.get(item)));
+  const rows = items.map((item) => initiationRow(item, leased?.items.has(item) ? leased.until : undefined));
   await q.query(INSERT_INITIATIONS, [JSON.stringify(rows)]);
   return rows.map((r, i) => ({
     deliveryId: r.delivery_id,
