@@ -10,7 +10,8 @@
  *   a success is DELIVERED together with its attempt row and its consequences for the transaction
  *   (hooks.deliveryOutcomes); a failure plans the next attempt or gives up (FAILED).
  * - The loop never spins: it wakes on NOTIFY (new work, or a message whose predecessor was just
- *   delivered), when one of its sends ends, or at the next due time (at most `pollMs` away).
+ *   delivered), when a send ends while it waits for room, when a failure was recorded (its retry
+ *   may be due soon), or at the next due time (at most `pollMs` away).
  * - stop() claims nothing more, gives back rows not yet sent, and waits (bounded) for sends in flight.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -75,6 +76,8 @@ export class DeliveryWorker {
   private stopped: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private woken = false;
+  /** The loop sleeps until sends or recordings in flight free room for a claim. */
+  private waitingForRoom = false;
   private lastMaintenance = 0;
   private maintaining = false;
   /** Outcomes recorded since the last vacuum: each left dead row versions behind. */
@@ -213,7 +216,8 @@ export class DeliveryWorker {
       const room = Math.min(this.batchSize, free);
       let wait = this.pollMs;
       // With a backlog, claim whole batches: a claim per finished send would cost a query each.
-      if (room > 0 && !(backlog && room < this.batchSize && this.sending > 0)) {
+      const waitForRoom = room === 0 || (backlog && room < this.batchSize && this.sending > 0);
+      if (!waitForRoom) {
         let claimed: store.ClaimedDelivery[];
         try {
           const started = performance.now();
@@ -240,8 +244,19 @@ export class DeliveryWorker {
         const next = await store.msUntilNextDue(this.o.db, this.o.mailer !== undefined).catch(() => null);
         if (next !== null) wait = Math.min(wait, Math.max(5, Math.ceil(next)));
       }
+      this.waitingForRoom = waitForRoom;
       await this.sleep(wait);
+      this.waitingForRoom = false;
     }
+  }
+
+  /**
+   * A send or a recording finished: its room matters only to a loop that is waiting for room.
+   * Waking the loop otherwise would cost a claim per message that finds nothing (one statement
+   * per webhook when handed-off messages are the whole load).
+   */
+  private roomFreed(): void {
+    if (this.waitingForRoom) this.wake();
   }
 
   /**
@@ -293,7 +308,7 @@ export class DeliveryWorker {
       })
       .finally(() => {
         this.inFlight.delete(d.id);
-        this.wake();
+        this.roomFreed();
       });
     this.inFlight.set(d.id, job);
   }
@@ -311,11 +326,13 @@ export class DeliveryWorker {
       result = await this.attempt(d, batch);
     } finally {
       this.sending--;
-      this.wake();
+      this.roomFreed();
     }
     if (result === 'released') return;
     await this.recorder.record(d, result);
     this.recordedSinceVacuum++;
+    // A retry may now fall due before the loop's next look at the outbox.
+    if (!result.ok) this.wake();
   }
 
   /** prepare + send; 'released' when the worker began stopping before anything was sent. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, it, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
-import type { Queryable } from '../../src/db/database.js';
+import type { Database, Queryable } from '../../src/db/database.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
 import { enqueue, OUTBOX_CHANNEL } from '../../src/deliveries/outbox.js';
 import * as store from '../../src/deliveries/store.js';
@@ -56,10 +56,11 @@ function engine(
   hub: TestHub,
   hooks: DeliveryHooks,
   worker: Parameters<typeof createDeliveries>[0]['worker'] = {},
+  db: Database = hub.db,
 ) {
   return createDeliveries({
     config: hub.config,
-    db: hub.db,
+    db,
     directory: hub.hub.directory,
     hooks,
     registry: new Registry(),
@@ -378,6 +379,37 @@ eachBackend(
       );
       assert.ok(Date.now() - t0 < 2000, `delivered after ${Date.now() - t0} ms`);
       await assertDeliveredOnce(transactionRef);
+    });
+
+    it('does not look for due messages again after each handed-over message it sends', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      let claims = 0;
+      const counting: Database = {
+        ...hub().db,
+        query(sql, params) {
+          if (sql.includes('SKIP LOCKED')) claims++;
+          return hub().db.query(sql, params);
+        },
+      };
+      const e = engine(hub(), fakeHooks(), { pollMs: 30_000 }, counting);
+      t.after(() => e.close());
+      await e.worker.start();
+      const api = apiWith(e.worker);
+      const refs: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const { transactionRef } = await api.initiate(
+          originator.id,
+          mainRequest(beneficiary.vaspDid) as InitiateRequest,
+        );
+        refs.push(transactionRef);
+        await receiver.waitFor(
+          (r) => r.to('/b/v1/notify/received').some((x) => x.body.includes(transactionRef)),
+          5000,
+        );
+      }
+      for (const ref of refs) await assertDeliveredOnce(ref);
+      // The claim at start, and none per message (before: one or two for each of the ten).
+      assert.ok(claims <= 2, `${claims} claims for 10 handed-over messages`);
     });
 
     it('sends a handed-over message once its lease runs out if its process died before sending it', async (t) => {
