@@ -1,6 +1,10 @@
 /**
  * PostgreSQL through a node-postgres pool, for production and scale-out: several API and
  * worker processes share one database; nothing correctness-relevant lives in process memory.
+ *
+ * Parameterized statements run as named prepared statements: each connection parses and plans
+ * a statement once and then only binds and executes it. The hub's SQL is a fixed set of texts,
+ * so the names are too; the cap only guards against a caller that builds SQL per call.
  */
 import pg from 'pg';
 import type { Database, Queryable, Row } from './database.js';
@@ -14,7 +18,9 @@ export async function openPostgres(url: string, max = 20): Promise<Database> {
   client.release();
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
     async query<T extends Row>(sql: string, params?: readonly unknown[]) {
-      const res = await q.query<T>(sql, params as unknown[] | undefined);
+      const values = params as unknown[] | undefined;
+      const name = values?.length ? statementName(sql) : undefined;
+      const res = await q.query<T>(name ? { name, text: sql, values } : { text: sql, values });
       return res.rows;
     },
     async exec(sql: string) {
@@ -56,4 +62,17 @@ export async function openPostgres(url: string, max = 20): Promise<Database> {
     },
     close: () => pool.end(),
   };
+}
+
+const MAX_NAMED = 200;
+const statementNames = new Map<string, string>();
+
+/** A stable name per statement text (node-postgres prepares it once per connection), or none past the cap. */
+function statementName(sql: string): string | undefined {
+  let name = statementNames.get(sql);
+  if (name === undefined && statementNames.size < MAX_NAMED) {
+    name = `hub_${statementNames.size}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }
