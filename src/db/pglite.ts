@@ -9,6 +9,13 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable, Row } from './database.js';
 import { acquireDirLock } from './lock.js';
 
+/**
+ * PostgreSQL's default of 128MB is zeroed at every start (a large part of opening an existing
+ * data directory) and held in the WASM heap. An embedded hub's working set is far smaller, and
+ * the operating system's page cache still holds the files.
+ */
+const SHARED_BUFFERS = '32MB';
+
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
   let release = () => {};
   if (dataDir !== undefined) {
@@ -17,7 +24,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   }
   let pg: PGlite;
   try {
-    pg = new PGlite(dataDir === undefined ? undefined : `${dataDir}/pgdata`);
+    pg = new PGlite(dataDir === undefined ? undefined : `${dataDir}/pgdata`, {
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+    });
     await pg.waitReady;
   } catch (err) {
     release();
