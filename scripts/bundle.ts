@@ -4,10 +4,10 @@
  * module files (typebox alone is 373) was about a third of start-up; a few bundled files load in
  * a fraction of that. Type-checking stays with tsc; test/cli.test.ts runs a fresh bundle.
  *
- * Kept outside the bundle: packages that read their own files at run time (PGlite's WASM and
- * data files, swagger-ui's static assets) and pg's optional native binding. The bundle must live
- * two directories below the project root, as every compiled module does, so that paths such as
- * `../../migrations/` resolve the same from both.
+ * Kept outside the bundle: PGlite, which reads its own WASM and data files at run time, and pg's
+ * optional native binding (swagger-ui-dist's files are found with require.resolve at run time).
+ * The bundle must live two directories below the project root, as every compiled module does, so
+ * that paths such as `../../migrations/` resolve the same from both.
  */
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -25,7 +25,7 @@ export async function bundleCli(outdir: string): Promise<void> {
     platform: 'node',
     target: 'node20',
     sourcemap: 'linked',
-    external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'pg-native'],
+    external: ['@electric-sql/pglite', 'pg-native'],
     // The CommonJS packages call require(), which an ES module has to make for itself.
     banner: {
       js: "import { createRequire as __hubCreateRequire } from 'node:module';\nconst require = __hubCreateRequire(import.meta.url);",

@@ -7,12 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
-import { cspHeader, DOCS_CSP, dashboardRoutes } from './dashboard/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
@@ -23,6 +22,7 @@ import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerProblemHandlers } from './http/problem.js';
 import { type HubApp, Problem } from './http/types.js';
+import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/amount.js';
@@ -129,11 +129,6 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (doc) => documentPii('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { deepLinking: false },
-    staticCSP: cspHeader(DOCS_CSP),
-  });
   if (config.rateLimit > 0) {
     await app.register(rateLimit, {
       max: config.rateLimit,
@@ -188,6 +183,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   transactionRoutes(app, transactions, assets);
   deliveries.registerRoutes(app);
   await dashboardRoutes(app);
+  await docsRoutes(app);
 
   return { app, directory, transactions, deliveries };
 }

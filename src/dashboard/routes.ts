@@ -3,8 +3,8 @@
  * Content-Security-Policy: everything from this origin only, no inline script or style, no
  * framing. The page is just another API client: it talks to /v1 with the typed client and
  * keeps the API key in session storage, so nothing here knows about keys.
- * /docs (swagger-ui, registered by app.ts) needs inline styles and data: images, so it gets
- * its own, looser policy (DOCS_CSP), applied only there.
+ * /docs (swagger-ui, operations/docs.ts) needs inline styles and data: images, so it gets its
+ * own, looser policy there.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -26,19 +26,6 @@ export const DASHBOARD_CSP = {
   'object-src': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'none'"],
-  'frame-ancestors': ["'none'"],
-};
-
-/** swagger-ui's policy: same origin, plus the inline styles and data: images it renders. */
-export const DOCS_CSP = {
-  'default-src': ["'self'"],
-  'script-src': ["'self'"],
-  'style-src': ["'self'", "'unsafe-inline'"],
-  'img-src': ["'self'", 'data:'],
-  'connect-src': ["'self'"],
-  'object-src': ["'none'"],
-  'base-uri': ["'self'"],
-  'form-action': ["'self'"],
   'frame-ancestors': ["'none'"],
 };
 
@@ -76,7 +63,7 @@ export async function dashboardRoutes(app: HubApp, dir = DASHBOARD_DIR) {
   });
 }
 
-/** The policy as a header value (for swagger-ui's `staticCSP`). */
+/** A policy as a Content-Security-Policy header value. */
 export function cspHeader(directives: Record<string, string[]>): string {
   return Object.entries(directives)
     .map(([k, v]) => `${k} ${v.join(' ')}`)
