@@ -328,8 +328,8 @@ async function initiateScenarios(receiverUrl: string) {
   });
 
   // Baseline 2 (+ naive one-row insert) and the hub's initiate, measured in alternation: naive,
-  // hub, hub, naive (each SCALE.seconds / 2), so that the machine's drift during the scenario
-  // weighs on both sides alike. The hub runs API-only (worker off), the full request path.
+  // hub, hub, naive (each SCALE.seconds / 2, after a warm-up of each), so that the machine's
+  // drift during the scenario weighs on both sides alike. The hub runs API-only (worker off).
   const naiveDb = await freshDatabase();
   const insert = await spawnReady(
     ['--import', 'tsx', join(ROOT, 'bench/baseline-server.ts'), 'insert'],
@@ -344,6 +344,11 @@ async function initiateScenarios(receiverUrl: string) {
   const { originator, beneficiary } = await seed(hub, receiverUrl);
   const body = initiateBody(beneficiary.organization.vaspDid);
   const half = SCALE.seconds / 2;
+  // Both servers warm up first (discarded), so that neither side's figure includes its JIT
+  // compiling the request path.
+  const warmUp = Math.min(2, half);
+  await cannon(naiveUrl, sampleBody, undefined, warmUp);
+  await cannon(hub.url, body, originator.apiKey, warmUp);
   const naiveRuns: CannonResult[] = [];
   const hubRuns: CannonResult[] = [];
   let peakRss = procStats(hub.child.pid!).rssMb;
