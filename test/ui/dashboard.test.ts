@@ -201,12 +201,10 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     }, 'the declined webhook to fail');
     await alphaPage.getByRole('link', { name: 'Delivery health' }).click();
     const failed = alphaPage.getByRole('article', { name: 'declined webhook, failed' });
-    await failed.waitFor();
-    assert.equal(
-      await failed.locator('tbody tr').filter({ hasText: 'HTTP 500' }).count(),
-      4,
-      'every attempt',
-    );
+    // The attempts table fills in after the article appears: wait for the fourth row.
+    const attempts = failed.locator('tbody tr').filter({ hasText: 'HTTP 500' });
+    await attempts.nth(3).waitFor();
+    assert.equal(await attempts.count(), 4, 'every attempt');
     await shot(alphaPage, 'delivery-health');
     await failed.getByRole('button', { name: 'Redeliver' }).click();
     await receiver.waitFor(
