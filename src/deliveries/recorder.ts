@@ -2,9 +2,8 @@
  * The record stage: turns attempt results into database state, together. Results that finish
  * while the recording transactions run wait for the next one, so under load one transaction
  * records many deliveries (a few statements whatever their number) instead of one each; when
- * idle, a result is recorded at once. Two transactions record at a time, so the next batch
- * does not wait for the round trips of the one before (their rows never overlap: every
- * delivery is in one batch, and transactions are locked in `ref` order).
+ * idle, a result is recorded at once. On PostgreSQL two transactions record at a time (their
+ * rows never overlap: every delivery is in one batch, and transactions are locked in `ref` order).
  *
  * Invariants:
  * - A success is DELIVERED, its attempt row and its consequences for the transaction
@@ -29,11 +28,16 @@ interface Pending {
 }
 
 const MAX_BATCH = 200;
-const MAX_COMMITS = 2;
 
 export class ResultRecorder {
   private queue: Pending[] = [];
   private flushing = 0;
+  /**
+   * Recording transactions at a time. PGlite runs one at a time whatever this says, and a second
+   * recorder there only splits what finished into two smaller batches (a row costs more in a small
+   * batch); a server overlaps two, so the next batch does not wait for the round trips of the one before.
+   */
+  private readonly maxCommits: number;
 
   constructor(
     private readonly o: {
@@ -43,13 +47,15 @@ export class ResultRecorder {
       log: WorkerLog;
       retrySchedule: readonly number[];
     },
-  ) {}
+  ) {
+    this.maxCommits = o.db.kind === 'pglite' ? 1 : 2;
+  }
 
   /** Resolves once the result is committed (or rejects when the database cannot be written). */
   record(d: store.ClaimedDelivery, result: SendResult): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ d, result, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (this.flushing < MAX_COMMITS) void this.flush();
+      if (this.flushing < this.maxCommits) void this.flush();
     });
   }
 
