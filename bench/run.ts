@@ -355,9 +355,15 @@ async function initiateScenarios(receiverUrl: string) {
   let hubCpuMs = 0;
   let dbCpuMs = 0;
   let hubWallMs = 0;
+  let naiveCpuMs = 0;
+  let naiveDbCpuMs = 0;
   for (const side of ['naive', 'hub', 'hub', 'naive'] as const) {
     if (side === 'naive') {
+      const before = procStats(insert.child.pid!).cpuMs;
+      const dbBefore = databaseServerCpu();
       naiveRuns.push(await cannon(naiveUrl, sampleBody, undefined, half));
+      naiveCpuMs += procStats(insert.child.pid!).cpuMs - before;
+      naiveDbCpuMs += databaseServerCpuSince(dbBefore);
       continue;
     }
     const before = procStats(hub.child.pid!);
@@ -382,7 +388,9 @@ async function initiateScenarios(receiverUrl: string) {
     p50: n.p50,
     p99: n.p99,
     errors: n.errors,
-    note: `rounds: ${naiveRuns.map((r) => round(r.rps, 0)).join(', ')} req/s`,
+    note:
+      `rounds: ${naiveRuns.map((r) => round(r.rps, 0)).join(', ')} req/s; server ${round((naiveCpuMs * 1000) / n.requests, 0)} µs per request` +
+      (PG_URL ? `, PostgreSQL ${round((naiveDbCpuMs * 1000) / n.requests, 0)} µs per request` : ''),
   });
   rows.push({
     scenario: 'initiate (auth, validation, IVMS101, encryption, commit)',
