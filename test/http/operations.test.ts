@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { eachBackend } from '../harness.js';
 
-eachBackend('operations endpoints', (hub) => {
+eachBackend('operations endpoints', (hub, backend) => {
   it('answers /healthz and /readyz without a key', async () => {
     assert.deepEqual((await hub().request('GET', '/healthz')).body, { status: 'ok' });
     assert.deepEqual((await hub().request('GET', '/readyz')).body, { status: 'ready' });
@@ -35,6 +35,18 @@ eachBackend('operations endpoints', (hub) => {
     assert.equal(docs.status, 200);
     assert.match(docs.text, /<html/i);
   });
+
+  if (backend === 'postgres') {
+    it('runs parameterized statements as prepared statements, parsed once per connection', async () => {
+      const text = 'SELECT $1::int + 1 AS n';
+      const prepared = await hub().db.transaction(async (tx) => {
+        assert.deepEqual(await tx.query(text, [41]), [{ n: 42 }]);
+        assert.deepEqual(await tx.query(text, [1]), [{ n: 2 }]);
+        return tx.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
+      });
+      assert.equal(prepared.filter((p) => p.statement === text).length, 1);
+    });
+  }
 
   it('returns a request id and never logs the API key', async () => {
     const org = await hub().createOrg();
