@@ -36,6 +36,13 @@ eachBackend('operations endpoints', (hub, backend) => {
     assert.match(docs.text, /<html/i);
   });
 
+  if (backend === 'pglite') {
+    it('opens PGlite with 32 MB of shared buffers, which it zeroes at every start', async () => {
+      const [row] = await hub().db.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      assert.equal(row?.shared_buffers, '32MB');
+    });
+  }
+
   if (backend === 'postgres') {
     it('runs parameterized statements as prepared statements, parsed once per connection', async () => {
       const text = 'SELECT $1::int + 1 AS n';
