@@ -7,7 +7,7 @@
  * The message's Message-ID is derived from the outbox message id, so a repeat after a crash is
  * recognisable as the same message.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { SendResult } from './sender.js';
 
 export interface NotifyEmail {
@@ -57,29 +57,36 @@ export function composeNotifyEmail(payload: Record<string, unknown>, joinUrl: st
 }
 
 export class NotifyMailer {
-  private readonly transport: Transporter;
+  private transporter: Promise<Transporter> | undefined;
   private readonly from: string;
 
-  constructor(smtpUrl: string, opts: { joinUrl: () => string; timeoutMs?: number }) {
-    const timeout = opts.timeoutMs ?? 10_000;
-    // The URL's own settings win; the timeouts apply where it sets none.
-    this.transport = nodemailer.createTransport({
-      url: smtpUrl,
-      connectionTimeout: timeout,
-      greetingTimeout: timeout,
-      socketTimeout: timeout,
-    });
-    this.joinUrl = opts.joinUrl;
+  constructor(
+    private readonly smtpUrl: string,
+    private readonly opts: { joinUrl: () => string; timeoutMs?: number },
+  ) {
     this.from = `Travel Rule Hub <no-reply@${senderDomain(opts.joinUrl())}>`;
   }
 
-  private readonly joinUrl: () => string;
+  /** nodemailer (a large module) is loaded with the first e-mail, not at every start. */
+  private transport(): Promise<Transporter> {
+    const timeout = this.opts.timeoutMs ?? 10_000;
+    // The URL's own settings win; the timeouts apply where it sets none.
+    this.transporter ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: this.smtpUrl,
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+      }),
+    );
+    return this.transporter;
+  }
 
   async send(to: string, messageId: string, payload: Record<string, unknown>): Promise<SendResult> {
     const started = performance.now();
-    const { subject, text } = composeNotifyEmail(payload, this.joinUrl());
+    const { subject, text } = composeNotifyEmail(payload, this.opts.joinUrl());
     try {
-      const info = await this.transport.sendMail({
+      const info = await (await this.transport()).sendMail({
         from: this.from,
         to,
         subject,
@@ -109,7 +116,7 @@ export class NotifyMailer {
   }
 
   close(): void {
-    this.transport.close();
+    void this.transporter?.then((t) => t.close());
   }
 }
 
