@@ -229,6 +229,11 @@ async function cannon(
   };
 }
 
+/** One side of the alternated initiate rounds: its results, and the CPU and time they took. */
+function emptyTally() {
+  return { runs: [] as CannonResult[], cpuMs: 0, dbCpuMs: 0, wallMs: 0 };
+}
+
 /** Rounds of one side as one figure: mean rate and p50, the worst p99, all errors and requests. */
 function combine(runs: CannonResult[]): CannonResult {
   const sum = (f: (r: CannonResult) => number) => runs.reduce((a, r) => a + f(r), 0);
@@ -349,35 +354,27 @@ async function initiateScenarios(receiverUrl: string) {
   const warmUp = Math.min(2, half);
   await cannon(naiveUrl, sampleBody, undefined, warmUp);
   await cannon(hub.url, body, originator.apiKey, warmUp);
-  const naiveRuns: CannonResult[] = [];
-  const hubRuns: CannonResult[] = [];
+  const sides = {
+    naive: { pid: insert.child.pid!, url: naiveUrl, body: sampleBody, key: undefined, ...emptyTally() },
+    hub: { pid: hub.child.pid!, url: hub.url, body, key: originator.apiKey as string, ...emptyTally() },
+  };
   let peakRss = procStats(hub.child.pid!).rssMb;
-  let hubCpuMs = 0;
-  let dbCpuMs = 0;
-  let hubWallMs = 0;
-  let naiveCpuMs = 0;
-  let naiveDbCpuMs = 0;
-  for (const side of ['naive', 'hub', 'hub', 'naive'] as const) {
-    if (side === 'naive') {
-      const before = procStats(insert.child.pid!).cpuMs;
-      const dbBefore = databaseServerCpu();
-      naiveRuns.push(await cannon(naiveUrl, sampleBody, undefined, half));
-      naiveCpuMs += procStats(insert.child.pid!).cpuMs - before;
-      naiveDbCpuMs += databaseServerCpuSince(dbBefore);
-      continue;
-    }
-    const before = procStats(hub.child.pid!);
-    const dbBefore = databaseServerCpu();
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, procStats(hub.child.pid!).rssMb);
-    }, 200);
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, procStats(hub.child.pid!).rssMb);
+  }, 200);
+  for (const name of ['naive', 'hub', 'hub', 'naive'] as const) {
+    const side = sides[name];
+    const cpu = procStats(side.pid).cpuMs;
+    const dbCpu = databaseServerCpu();
     const t0 = performance.now();
-    hubRuns.push(await cannon(hub.url, body, originator.apiKey, half));
-    hubWallMs += performance.now() - t0;
-    clearInterval(sampler);
-    hubCpuMs += procStats(hub.child.pid!).cpuMs - before.cpuMs;
-    dbCpuMs += databaseServerCpuSince(dbBefore);
+    side.runs.push(await cannon(side.url, side.body, side.key, half));
+    side.wallMs += performance.now() - t0;
+    side.cpuMs += procStats(side.pid).cpuMs - cpu;
+    side.dbCpuMs += databaseServerCpuSince(dbCpu);
   }
+  clearInterval(sampler);
+  const naiveRuns = sides.naive.runs;
+  const hubRuns = sides.hub.runs;
   await stop(insert.child);
   const n = combine(naiveRuns);
   const h = combine(hubRuns);
@@ -389,8 +386,8 @@ async function initiateScenarios(receiverUrl: string) {
     p99: n.p99,
     errors: n.errors,
     note:
-      `rounds: ${naiveRuns.map((r) => round(r.rps, 0)).join(', ')} req/s; server ${round((naiveCpuMs * 1000) / n.requests, 0)} µs per request` +
-      (PG_URL ? `, PostgreSQL ${round((naiveDbCpuMs * 1000) / n.requests, 0)} µs per request` : ''),
+      `rounds: ${naiveRuns.map((r) => round(r.rps, 0)).join(', ')} req/s; server ${round((sides.naive.cpuMs * 1000) / n.requests, 0)} µs per request` +
+      (PG_URL ? `, PostgreSQL ${round((sides.naive.dbCpuMs * 1000) / n.requests, 0)} µs per request` : ''),
   });
   rows.push({
     scenario: 'initiate (auth, validation, IVMS101, encryption, commit)',
@@ -406,12 +403,12 @@ async function initiateScenarios(receiverUrl: string) {
   rows.push({ scenario: 'hub RSS under initiate load (peak)', value: peakRss, unit: 'MB' });
   rows.push({
     scenario: 'hub CPU under initiate load',
-    value: (hubCpuMs / hubWallMs) * 100,
+    value: (sides.hub.cpuMs / sides.hub.wallMs) * 100,
     unit: '% of one core',
     note:
-      `${round((hubCpuMs * 1000) / h.requests, 0)} µs per request` +
+      `${round((sides.hub.cpuMs * 1000) / h.requests, 0)} µs per request` +
       (PG_URL
-        ? `; PostgreSQL ${round((dbCpuMs / hubWallMs) * 100, 0)} % of a core, ${round((dbCpuMs * 1000) / h.requests, 0)} µs per request`
+        ? `; PostgreSQL ${round((sides.hub.dbCpuMs / sides.hub.wallMs) * 100, 0)} % of a core, ${round((sides.hub.dbCpuMs * 1000) / h.requests, 0)} µs per request`
         : ''),
   });
   await stop(hub.child);
