@@ -492,6 +492,22 @@ eachBackend(
       assert.equal(new Set(results.map((r) => r.body.transactionRef)).size, 1);
     });
 
+    it('keeps each of many concurrent initiations with its own personal data', async () => {
+      await setup();
+      // Names of different lengths: the sealed blobs differ in size within one group commit.
+      const bodies = Array.from({ length: 12 }, (_, i) =>
+        mainRequest(beneficiary.vaspDid, `Concurrent${'x'.repeat(i * 7)}${randomUUID().slice(0, 8)}`),
+      );
+      const refs = (await Promise.all(bodies.map((b) => initiate(b)))).map((r) => {
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body.transactionRef as string;
+      });
+      for (const [i, ref] of refs.entries()) {
+        const mine = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: originator.apiKey });
+        assert.deepEqual(mine.body, { transactionRef: ref, pii: bodies[i]!.pii });
+      }
+    });
+
     it('lets exactly one of 20 concurrent declines win', async () => {
       await setup();
       const ref = await confirmedMain();
