@@ -74,13 +74,9 @@ export class TransactionService {
           wakeWorkers.poke();
         }
       },
-      {
-        maxBatch: 200,
-        // PGlite runs one statement at a time anyway; a server takes a few batches at once
-        // (4: the API process waited on the database ~14 % of its time with 2), and under load
-        // arrivals queue behind them and go out many to a statement.
-        maxConcurrent: db.kind === 'pglite' ? 1 : 4,
-      },
+      // One batch at a time on PostgreSQL too (bench, 2 cores, 50 connections: batches of ~24
+      // rows instead of ~14 with 4 at once, and PostgreSQL CPU per initiation about a fifth lower).
+      { maxBatch: 200 },
     );
   }
 

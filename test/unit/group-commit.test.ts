@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GroupCommit } from '../../src/db/group-commit.js';
+
+/** A write that records its batches and finishes only when the test lets it. */
+function controlledWrite(fail: (items: number[]) => boolean = () => false) {
+  const batches: number[][] = [];
+  const pending: (() => void)[] = [];
+  let active = 0;
+  let mostActive = 0;
+  const write = (items: number[]) => {
+    batches.push(items);
+    active++;
+    mostActive = Math.max(mostActive, active);
+    return new Promise<void>((resolve, reject) => {
+      pending.push(() => {
+        active--;
+        if (fail(items)) reject(new Error(`bad batch ${items.join(',')}`));
+        else resolve();
+      });
+    });
+  };
+  const finishNext = async () => {
+    while (pending.length === 0) await new Promise((r) => setImmediate(r));
+    pending.shift()!();
+  };
+  return { write, batches, finishNext, mostActive: () => mostActive };
+}
+
+describe('GroupCommit', () => {
+  it('writes what was submitted in one turn as one batch', async () => {
+    const w = controlledWrite();
+    const gc = new GroupCommit(w.write, { maxBatch: 10 });
+    const done = [1, 2, 3].map((i) => gc.submit(i));
+    await w.finishNext();
+    await Promise.all(done);
+    assert.deepEqual(w.batches, [[1, 2, 3]]);
+  });
+
+  it('writes one batch at a time; what arrives meanwhile goes out together next', async () => {
+    const w = controlledWrite();
+    const gc = new GroupCommit(w.write, { maxBatch: 10 });
+    const first = gc.submit(1);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(w.batches, [[1]]);
+    const later = [2, 3, 4].map((i) => gc.submit(i));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(w.batches, [[1]], 'nothing starts while a batch is being written');
+    await w.finishNext();
+    await first;
+    await w.finishNext();
+    await Promise.all(later);
+    assert.deepEqual(w.batches, [[1], [2, 3, 4]]);
+    assert.equal(w.mostActive(), 1);
+  });
+
+  it('splits a queue longer than maxBatch', async () => {
+    const w = controlledWrite();
+    const gc = new GroupCommit(w.write, { maxBatch: 2 });
+    const done = [1, 2, 3, 4, 5].map((i) => gc.submit(i));
+    for (let i = 0; i < 3; i++) await w.finishNext();
+    await Promise.all(done);
+    assert.deepEqual(w.batches, [[1, 2], [3, 4], [5]]);
+  });
+
+  it('retries a failed batch row by row, so only the bad row fails', async () => {
+    const w = controlledWrite((items) => items.includes(2));
+    const gc = new GroupCommit(w.write, { maxBatch: 10 });
+    const results = [1, 2, 3].map((i) =>
+      gc.submit(i).then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+    );
+    for (let i = 0; i < 4; i++) await w.finishNext();
+    assert.deepEqual(await Promise.all(results), ['ok', 'bad batch 2', 'ok']);
+    assert.deepEqual(w.batches, [[1, 2, 3], [1], [2], [3]]);
+  });
+});
