@@ -21,6 +21,7 @@ import { AppError } from './http/errors.js';
 import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerProblemHandlers } from './http/problem.js';
+import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem } from './http/types.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
@@ -71,6 +72,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       ...(logStream ? { stream: logStream } : {}),
     },
     bodyLimit: BODY_LIMIT,
+    childLoggerFactory: lazyRequestLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
