@@ -348,6 +348,30 @@ eachBackend(
       await eventually(async () => (await vacuums()) > before, 'a VACUUM of deliveries');
     });
 
+    it('does not vacuum for the first claim after start, however slow, but does for a later slow one', async (t) => {
+      // Every claim takes 25 ms, above the worker's threshold for a slow claim.
+      const real = hub().db;
+      let claims = 0;
+      let vacuums = 0;
+      const slowClaims: Database = {
+        ...real,
+        async query(sql, params) {
+          if (sql.includes('FOR UPDATE OF d SKIP LOCKED')) {
+            claims++;
+            await new Promise((r) => setTimeout(r, 25));
+          }
+          if (sql.startsWith('VACUUM')) vacuums++;
+          return real.query(sql, params);
+        },
+      };
+      const e = engine(hub(), fakeHooks(), { pollMs: 50 }, slowClaims);
+      t.after(() => e.close());
+      await e.worker.start();
+      await eventually(async () => claims >= 2, 'a second claim');
+      assert.equal(vacuums, 0, 'the first claim started a vacuum');
+      await eventually(async () => vacuums === 1, 'a vacuum after the second slow claim');
+    });
+
     /** The API side of one process, with `worker` as its local worker. */
     const apiWith = (worker: Parameters<TransactionService['attachWorker']>[0]) => {
       const service = new TransactionService(hub().db, hub().masterKey, hub().hub.directory.lookups);
