@@ -81,13 +81,7 @@ export async function insertInitiations(
     at += item.sealedPii.length;
     return row;
   });
-  const sealed =
-    items.length === 1
-      ? items[0]!.sealedPii
-      : Buffer.concat(
-          items.map((i) => i.sealedPii),
-          at,
-        );
+  const sealed = Buffer.concat(items.map((i) => i.sealedPii));
   await q.query(INSERT_INITIATIONS, [JSON.stringify(rows), sealed]);
   return rows.map((r, i) => ({
     deliveryId: r.delivery_id,
