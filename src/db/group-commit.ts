@@ -15,7 +15,15 @@ export class GroupCommit<T> {
 
   constructor(
     private readonly write: (items: T[]) => Promise<void>,
-    private readonly options: { maxBatch: number },
+    private readonly options: {
+      maxBatch: number;
+      /**
+       * Send the next batch before this one's callers continue. Right for a database server: it
+       * works on the next batch while this process answers. Wrong for an in-process one, which
+       * would run the next batch on this thread before anyone is answered.
+       */
+      nextFirst?: boolean;
+    },
   ) {}
 
   submit(item: T): Promise<void> {
@@ -35,28 +43,46 @@ export class GroupCommit<T> {
     if (this.writing || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.options.maxBatch);
     this.writing = true;
-    this.flush(batch).finally(() => {
-      this.writing = false;
-      this.pump();
-    });
+    void this.flush(batch);
   }
 
   private async flush(batch: typeof this.queue) {
     try {
       await this.write(batch.map((b) => b.item));
-      for (const b of batch) b.resolve();
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
-        return;
-      }
-      for (const b of batch) {
-        try {
-          await this.write([b.item]);
-          b.resolve();
-        } catch (single) {
-          b.reject(single);
-        }
+      await this.retryAlone(batch, err);
+      this.writing = false;
+      this.pump();
+      return;
+    }
+    this.writing = false;
+    if (!this.options.nextFirst) {
+      for (const b of batch) b.resolve();
+      // Queued after the callers' continuations: they answer before the next batch runs.
+      queueMicrotask(() => this.pump());
+      return;
+    }
+    // The callers' continuations (answers to serialize and write) would otherwise run first and
+    // keep the server waiting. The write reaches its driver synchronously, and a driver that
+    // sends on process.nextTick (pg-pool hands over a connection that way) has queued its tick
+    // before the one that resolves the callers here.
+    this.pump();
+    process.nextTick(() => {
+      for (const b of batch) b.resolve();
+    });
+  }
+
+  private async retryAlone(batch: typeof this.queue, err: unknown) {
+    if (batch.length === 1) {
+      batch[0]!.reject(err);
+      return;
+    }
+    for (const b of batch) {
+      try {
+        await this.write([b.item]);
+        b.resolve();
+      } catch (single) {
+        b.reject(single);
       }
     }
   }

@@ -76,7 +76,9 @@ export class TransactionService {
       },
       // One batch at a time on PostgreSQL too (bench, 2 cores, 50 connections: batches of ~24
       // rows instead of ~14 with 4 at once, and PostgreSQL CPU per initiation about a fifth lower).
-      { maxBatch: 200 },
+      // On PostgreSQL the next batch goes out before the last one's answers are written: about a
+      // tenth more initiations per second in alternating rounds (bench, 50 connections).
+      { maxBatch: 200, nextFirst: db.kind === 'postgres' },
     );
   }
 

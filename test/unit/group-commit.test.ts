@@ -78,3 +78,35 @@ describe('GroupCommit', () => {
     assert.deepEqual(w.batches, [[1, 2, 3], [1], [2], [3]]);
   });
 });
+
+describe('GroupCommit: which goes first when a batch is written', () => {
+  /** Batch [1] is written while 2 and 3 queue; returns the order of what happens after [1] commits. */
+  async function orderAfterFirstCommit(nextFirst: boolean) {
+    const events: string[] = [];
+    let finishFirst!: () => void;
+    const write = (items: number[]) => {
+      events.push(`write ${items.join(',')}`);
+      if (items[0] !== 1) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        finishFirst = resolve;
+      });
+    };
+    const gc = new GroupCommit(write, { maxBatch: 10, nextFirst });
+    const first = gc.submit(1).then(() => events.push('caller 1 continues'));
+    await new Promise((r) => setImmediate(r));
+    const later = [2, 3].map((i) => gc.submit(i));
+    await new Promise((r) => setImmediate(r));
+    events.length = 0;
+    finishFirst();
+    await Promise.all([first, ...later]);
+    return events;
+  }
+
+  it('nextFirst (a database server): the next batch is sent before the callers continue', async () => {
+    assert.deepEqual(await orderAfterFirstCommit(true), ['write 2,3', 'caller 1 continues']);
+  });
+
+  it('without it (an in-process database): the callers continue first', async () => {
+    assert.deepEqual(await orderAfterFirstCommit(false), ['caller 1 continues', 'write 2,3']);
+  });
+});
