@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
-import type { OutboxMessage, WrittenMessage } from '../deliveries/outbox.js';
+import { OUTBOX_CHANNEL, type OutboxMessage, type WrittenMessage } from '../deliveries/outbox.js';
 import { newMessageId } from '../deliveries/signing.js';
 import type { Protocol, State } from './state-machine.js';
 
@@ -64,8 +64,8 @@ export interface Initiation {
 /**
  * Writes initiations (one or many: group commit) in ONE statement: the transactions, their
  * NEW history rows and their outbox messages. A single statement is atomic on its own, and
- * one round trip however many rows it carries. It does not NOTIFY the workers (see
- * CoalescedNotify): the caller pokes them once the statement committed.
+ * one round trip however many rows it carries. With `notify` the same statement NOTIFYs the
+ * workers (sent at commit), for messages that no worker in this process was handed.
  * The messages of `leased.items` are written already leased until `leased.until`, for a worker
  * in this process to send without claiming them (see DeliveryWorker.reserve); the others are
  * due at once.
@@ -73,8 +73,9 @@ export interface Initiation {
 export async function insertInitiations(
   q: Queryable,
   items: Initiation[],
-  leased?: { until: Date; items: ReadonlySet<Initiation> },
+  opts: { notify: boolean; leased?: { until: Date; items: ReadonlySet<Initiation> } },
 ): Promise<WrittenMessage[]> {
+  const { leased } = opts;
   let at = 0;
   const rows = items.map((item) => {
     const row = initiationRow(item, at, leased?.items.has(item) ? leased.until : undefined);
@@ -82,7 +83,7 @@ export async function insertInitiations(
     return row;
   });
   const sealed = Buffer.concat(items.map((i) => i.sealedPii));
-  await q.query(INSERT_INITIATIONS, [JSON.stringify(rows), sealed]);
+  await q.query(INSERT_INITIATIONS, [JSON.stringify(rows), sealed, opts.notify]);
   return rows.map((r, i) => ({
     deliveryId: r.delivery_id,
     messageId: r.message_id,
@@ -148,7 +149,8 @@ export const INSERT_INITIATIONS = `WITH input AS (
        SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload,
          coalesce(lease_until, clock_timestamp()) FROM input
      )
-     SELECT count(*)::int AS n FROM input`;
+     SELECT count(*)::int AS n, CASE WHEN $3::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS woke
+       FROM input`;
 
 /** Reads a transaction; `lock` takes a row lock until the surrounding transaction ends. */
 export async function findTransaction(
