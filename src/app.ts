@@ -84,8 +84,11 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   // Only JSON bodies: text/plain would otherwise be accepted and reach validation as a string.
   app.removeContentTypeParser('text/plain');
-  app.addHook('onSend', async (request, reply) => {
+  // Set as the request starts (a callback hook: no promise per request), so every answer carries
+  // it, errors included.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);

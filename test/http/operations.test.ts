@@ -66,6 +66,26 @@ eachBackend('operations endpoints', (hub, backend) => {
     assert.ok(!hub().allLogs().includes(org.apiKey));
     assert.ok(!hub().allLogs().includes(hub().adminKey));
   });
+
+  it('returns the request id on error answers too', async () => {
+    const org = await hub().createOrg();
+    const cases = [
+      { path: '/v1/organizations/me', key: 'trh_not_a_key', status: 401 },
+      { path: '/v1/no-such-route', key: org.apiKey, status: 404 },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const res = await hub().request('GET', c.path, { key: c.key, headers: { 'x-request-id': `err-${i}` } });
+      assert.equal(res.status, c.status);
+      assert.equal(res.headers.get('x-request-id'), `err-${i}`);
+    }
+    const unsupported = await fetch(`${hub().url}/v1/transactions/initiate`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.apiKey, 'content-type': 'text/plain', 'x-request-id': 'err-415' },
+      body: 'hello',
+    });
+    assert.equal(unsupported.status, 415);
+    assert.equal(unsupported.headers.get('x-request-id'), 'err-415');
+  });
 });
 
 eachBackend(
