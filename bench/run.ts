@@ -231,7 +231,31 @@ async function cannon(
 
 /** One side of the alternated initiate rounds: its results, and the CPU and time they took. */
 function emptyTally() {
-  return { runs: [] as CannonResult[], cpuMs: 0, dbCpuMs: 0, wallMs: 0 };
+  return {
+    runs: [] as CannonResult[],
+    cpuMs: 0,
+    dbCpuMs: 0,
+    wallMs: 0,
+    /** The machine's idle and total CPU time over the side's rounds (clock ticks, all CPUs). */
+    idleTicks: 0,
+    totalTicks: 0,
+    /** The server's main thread: ns running and ns runnable but waiting for a CPU. */
+    runNs: 0,
+    waitNs: 0,
+  };
+}
+
+/**
+ * Where a side's rounds left the machine: its idle share, and how its server's main thread spent
+ * the time (running, or runnable and waiting for a CPU; the rest it slept, waiting for I/O).
+ */
+function busyNote(side: ReturnType<typeof emptyTally>): string {
+  const pct = (part: number, whole: number) => round((100 * part) / whole, 0);
+  const wallNs = side.wallMs * 1e6;
+  return (
+    `machine idle ${pct(side.idleTicks, side.totalTicks)} %; ` +
+    `main thread running ${pct(side.runNs, wallNs)} %, waiting for a CPU ${pct(side.waitNs, wallNs)} %`
+  );
 }
 
 /** Rounds of one side as one figure: mean rate and p50, the worst p99, all errors and requests. */
@@ -254,6 +278,25 @@ function procStats(pid: number): { cpuMs: number; rssMb: number } {
     return { cpuMs: ticks * 10, rssMb: Number(rss ?? 0) / 1024 };
   } catch {
     return { cpuMs: 0, rssMb: 0 };
+  }
+}
+
+/** The whole machine's idle (idle + iowait) and total CPU time since boot, in clock ticks. */
+function machineTicks(): { idle: number; total: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { idle: ticks[3]! + ticks[4]!, total: ticks.reduce((a, b) => a + b, 0) };
+}
+
+/** A process's main thread, from the kernel's scheduler statistics: time running, time runnable but waiting. */
+function mainThreadSched(pid: number): { runNs: number; waitNs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')
+      .trim()
+      .split(' ')
+      .map(Number);
+    return { runNs: run ?? 0, waitNs: wait ?? 0 };
+  } catch {
+    return { runNs: 0, waitNs: 0 };
   }
 }
 
@@ -366,11 +409,19 @@ async function initiateScenarios(receiverUrl: string) {
     const side = sides[name];
     const cpu = procStats(side.pid).cpuMs;
     const dbCpu = databaseServerCpu();
+    const machine = machineTicks();
+    const thread = mainThreadSched(side.pid);
     const t0 = performance.now();
     side.runs.push(await cannon(side.url, side.body, side.key, half));
     side.wallMs += performance.now() - t0;
     side.cpuMs += procStats(side.pid).cpuMs - cpu;
     side.dbCpuMs += databaseServerCpuSince(dbCpu);
+    const machineAfter = machineTicks();
+    side.idleTicks += machineAfter.idle - machine.idle;
+    side.totalTicks += machineAfter.total - machine.total;
+    const threadAfter = mainThreadSched(side.pid);
+    side.runNs += threadAfter.runNs - thread.runNs;
+    side.waitNs += threadAfter.waitNs - thread.waitNs;
   }
   clearInterval(sampler);
   const naiveRuns = sides.naive.runs;
@@ -387,7 +438,8 @@ async function initiateScenarios(receiverUrl: string) {
     errors: n.errors,
     note:
       `rounds: ${naiveRuns.map((r) => round(r.rps, 0)).join(', ')} req/s; server ${round((sides.naive.cpuMs * 1000) / n.requests, 0)} µs per request` +
-      (PG_URL ? `, PostgreSQL ${round((sides.naive.dbCpuMs * 1000) / n.requests, 0)} µs per request` : ''),
+      (PG_URL ? `, PostgreSQL ${round((sides.naive.dbCpuMs * 1000) / n.requests, 0)} µs per request` : '') +
+      `; ${busyNote(sides.naive)}`,
   });
   rows.push({
     scenario: 'initiate (auth, validation, IVMS101, encryption, commit)',
@@ -409,7 +461,8 @@ async function initiateScenarios(receiverUrl: string) {
       `${round((sides.hub.cpuMs * 1000) / h.requests, 0)} µs per request` +
       (PG_URL
         ? `; PostgreSQL ${round((sides.hub.dbCpuMs / sides.hub.wallMs) * 100, 0)} % of a core, ${round((sides.hub.dbCpuMs * 1000) / h.requests, 0)} µs per request`
-        : ''),
+        : '') +
+      `; ${busyNote(sides.hub)}`,
   });
   await stop(hub.child);
 
