@@ -249,7 +249,15 @@ function emptyTally() {
  * Where a side's rounds left the machine: its idle share, and how its server's main thread spent
  * the time (running, or runnable and waiting for a CPU; the rest it slept, waiting for I/O).
  */
-function busyNote(side: ReturnType<typeof emptyTally>): string {
+interface Busy {
+  wallMs: number;
+  idleTicks: number;
+  totalTicks: number;
+  runNs: number;
+  waitNs: number;
+}
+
+function busyNote(side: Busy): string {
   const pct = (part: number, whole: number) => round((100 * part) / whole, 0);
   const wallNs = side.wallMs * 1e6;
   return (
@@ -573,9 +581,28 @@ async function drain(receiverUrl: string) {
   const drainReady = performance.now();
   const drainDeadline = Date.now() + 120_000;
   let stats = await receiverStats(receiverUrl);
+  // Where the CPU went while the worker drained, from the end of its warm-up (polled, so ±50 ms).
+  let from:
+    | { at: number; machine: ReturnType<typeof machineTicks>; thread: ReturnType<typeof mainThreadSched> }
+    | undefined;
   while (stats.unique < total && Date.now() < drainDeadline) {
     await new Promise((r) => setTimeout(r, 50));
     stats = await receiverStats(receiverUrl);
+    if (!from && stats.unique >= warm) {
+      from = { at: performance.now(), machine: machineTicks(), thread: mainThreadSched(hub.child.pid!) };
+    }
+  }
+  let busy: Busy | undefined;
+  if (from) {
+    const machine = machineTicks();
+    const thread = mainThreadSched(hub.child.pid!);
+    busy = {
+      wallMs: performance.now() - from.at,
+      idleTicks: machine.idle - from.machine.idle,
+      totalTicks: machine.total - from.machine.total,
+      runNs: thread.runNs - from.thread.runNs,
+      waitNs: thread.waitNs - from.thread.waitNs,
+    };
   }
   await stop(hub.child);
   const times = await receiverArrivalTimes(receiverUrl);
@@ -596,7 +623,9 @@ async function drain(receiverUrl: string) {
     errors: total - stats.unique,
     baseline: 'raw sender',
     ratio: workerRate / raw,
-    note: `${stats.duplicates} duplicates; rate over the ${SCALE.deliveries} after a ${warm}-message warm-up; start-up ${round((drainReady - drainStart) / 1000, 2)} s excluded`,
+    note:
+      `${stats.duplicates} duplicates; rate over the ${SCALE.deliveries} after a ${warm}-message warm-up; start-up ${round((drainReady - drainStart) / 1000, 2)} s excluded` +
+      (busy ? `; ${busyNote(busy)}` : ''),
   });
 }
 
