@@ -200,6 +200,9 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
       return r.body.deliveries.length === 1;
     }, 'the declined webhook to fail');
     await alphaPage.getByRole('link', { name: 'Delivery health' }).click();
+    // The transaction page it leaves lists the same failed webhook: wait for the new view, or the
+    // rows below could be found on the old one just before it goes.
+    await alphaPage.getByRole('heading', { name: 'Delivery health' }).waitFor();
     const failed = alphaPage.getByRole('article', { name: 'declined webhook, failed' });
     // The attempts table fills in after the article appears: wait for the fourth row.
     const attempts = failed.locator('tbody tr').filter({ hasText: 'HTTP 500' });
