@@ -231,23 +231,12 @@ async function cannon(
 
 /** One side of the alternated initiate rounds: its results, and the CPU and time they took. */
 function emptyTally() {
-  return {
-    runs: [] as CannonResult[],
-    cpuMs: 0,
-    dbCpuMs: 0,
-    wallMs: 0,
-    /** The machine's idle and total CPU time over the side's rounds (clock ticks, all CPUs). */
-    idleTicks: 0,
-    totalTicks: 0,
-    /** The server's main thread: ns running and ns runnable but waiting for a CPU. */
-    runNs: 0,
-    waitNs: 0,
-  };
+  return { runs: [] as CannonResult[], cpuMs: 0, dbCpuMs: 0, wallMs: 0, busy: emptyBusy() };
 }
 
 /**
- * Where a side's rounds left the machine: its idle share, and how its server's main thread spent
- * the time (running, or runnable and waiting for a CPU; the rest it slept, waiting for I/O).
+ * Where a stretch of time left the machine: its idle and total CPU ticks (all CPUs), and how a
+ * server's main thread spent it: ns running, ns runnable but waiting for a CPU (the rest it slept).
  */
 interface Busy {
   wallMs: number;
@@ -257,12 +246,37 @@ interface Busy {
   waitNs: number;
 }
 
-function busyNote(side: Busy): string {
+function emptyBusy(): Busy {
+  return { wallMs: 0, idleTicks: 0, totalTicks: 0, runNs: 0, waitNs: 0 };
+}
+
+/** The start of a stretch measured by busySince, for the main thread of `pid`. */
+function busyMark(pid: number) {
+  return { pid, at: performance.now(), machine: machineTicks(), thread: mainThreadSched(pid) };
+}
+
+function busySince(mark: ReturnType<typeof busyMark>): Busy {
+  const machine = machineTicks();
+  const thread = mainThreadSched(mark.pid);
+  return {
+    wallMs: performance.now() - mark.at,
+    idleTicks: machine.idle - mark.machine.idle,
+    totalTicks: machine.total - mark.machine.total,
+    runNs: thread.runNs - mark.thread.runNs,
+    waitNs: thread.waitNs - mark.thread.waitNs,
+  };
+}
+
+function addBusy(into: Busy, more: Busy): void {
+  for (const k of Object.keys(into) as (keyof Busy)[]) into[k] += more[k];
+}
+
+function busyNote(b: Busy): string {
   const pct = (part: number, whole: number) => round((100 * part) / whole, 0);
-  const wallNs = side.wallMs * 1e6;
+  const wallNs = b.wallMs * 1e6;
   return (
-    `machine idle ${pct(side.idleTicks, side.totalTicks)} %; ` +
-    `main thread running ${pct(side.runNs, wallNs)} %, waiting for a CPU ${pct(side.waitNs, wallNs)} %`
+    `machine idle ${pct(b.idleTicks, b.totalTicks)} %; ` +
+    `main thread running ${pct(b.runNs, wallNs)} %, waiting for a CPU ${pct(b.waitNs, wallNs)} %`
   );
 }
 
@@ -417,19 +431,13 @@ async function initiateScenarios(receiverUrl: string) {
     const side = sides[name];
     const cpu = procStats(side.pid).cpuMs;
     const dbCpu = databaseServerCpu();
-    const machine = machineTicks();
-    const thread = mainThreadSched(side.pid);
+    const mark = busyMark(side.pid);
     const t0 = performance.now();
     side.runs.push(await cannon(side.url, side.body, side.key, half));
     side.wallMs += performance.now() - t0;
     side.cpuMs += procStats(side.pid).cpuMs - cpu;
     side.dbCpuMs += databaseServerCpuSince(dbCpu);
-    const machineAfter = machineTicks();
-    side.idleTicks += machineAfter.idle - machine.idle;
-    side.totalTicks += machineAfter.total - machine.total;
-    const threadAfter = mainThreadSched(side.pid);
-    side.runNs += threadAfter.runNs - thread.runNs;
-    side.waitNs += threadAfter.waitNs - thread.waitNs;
+    addBusy(side.busy, busySince(mark));
   }
   clearInterval(sampler);
   const naiveRuns = sides.naive.runs;
@@ -447,7 +455,7 @@ async function initiateScenarios(receiverUrl: string) {
     note:
       `rounds: ${naiveRuns.map((r) => round(r.rps, 0)).join(', ')} req/s; server ${round((sides.naive.cpuMs * 1000) / n.requests, 0)} µs per request` +
       (PG_URL ? `, PostgreSQL ${round((sides.naive.dbCpuMs * 1000) / n.requests, 0)} µs per request` : '') +
-      `; ${busyNote(sides.naive)}`,
+      `; ${busyNote(sides.naive.busy)}`,
   });
   rows.push({
     scenario: 'initiate (auth, validation, IVMS101, encryption, commit)',
@@ -470,7 +478,7 @@ async function initiateScenarios(receiverUrl: string) {
       (PG_URL
         ? `; PostgreSQL ${round((sides.hub.dbCpuMs / sides.hub.wallMs) * 100, 0)} % of a core, ${round((sides.hub.dbCpuMs * 1000) / h.requests, 0)} µs per request`
         : '') +
-      `; ${busyNote(sides.hub)}`,
+      `; ${busyNote(sides.hub.busy)}`,
   });
   await stop(hub.child);
 
@@ -582,28 +590,13 @@ async function drain(receiverUrl: string) {
   const drainDeadline = Date.now() + 120_000;
   let stats = await receiverStats(receiverUrl);
   // Where the CPU went while the worker drained, from the end of its warm-up (polled, so ±50 ms).
-  let from:
-    | { at: number; machine: ReturnType<typeof machineTicks>; thread: ReturnType<typeof mainThreadSched> }
-    | undefined;
+  let mark: ReturnType<typeof busyMark> | undefined;
   while (stats.unique < total && Date.now() < drainDeadline) {
     await new Promise((r) => setTimeout(r, 50));
     stats = await receiverStats(receiverUrl);
-    if (!from && stats.unique >= warm) {
-      from = { at: performance.now(), machine: machineTicks(), thread: mainThreadSched(hub.child.pid!) };
-    }
+    if (!mark && stats.unique >= warm) mark = busyMark(hub.child.pid!);
   }
-  let busy: Busy | undefined;
-  if (from) {
-    const machine = machineTicks();
-    const thread = mainThreadSched(hub.child.pid!);
-    busy = {
-      wallMs: performance.now() - from.at,
-      idleTicks: machine.idle - from.machine.idle,
-      totalTicks: machine.total - from.machine.total,
-      runNs: thread.runNs - from.thread.runNs,
-      waitNs: thread.waitNs - from.thread.waitNs,
-    };
-  }
+  const busy = mark && busySince(mark);
   await stop(hub.child);
   const times = await receiverArrivalTimes(receiverUrl);
   const rawAfter = await rawSender(receiverUrl, SCALE.deliveries);
