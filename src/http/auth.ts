@@ -2,6 +2,11 @@
  * Authentication by `x-api-key` on every /v1 route (SPEC §3). The operator key opens only
  * /v1/admin/*; organization keys open everything else. The result is `request.auth`, which
  * routes read through `orgOf(request)`; authorization by party happens in the services.
+ *
+ * The route decides, never the raw URL: the router decodes percent-escapes (`/%761/admin/…`) and
+ * accepts absolute-form targets (`http://host/v1/admin/…`), so a URL that does not look like
+ * /v1/admin can still reach an admin route. Only a request that matched no route (a 404 in the
+ * making) is judged by its URL, and then it can at most turn that 404 into a 401.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_KEY_PATTERN, hashApiKey, hashesMatch } from '../directory/api-keys.js';
@@ -27,7 +32,7 @@ export function registerAuth(app: FastifyInstance, adminKey: string, keys: KeyLo
   const adminHash = hashApiKey(adminKey);
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request) => {
-    const path = request.url;
+    const path = request.routeOptions.url ?? request.url;
     if (!path.startsWith('/v1/') && path !== '/v1') return;
     const key = request.headers['x-api-key'];
     if (typeof key !== 'string' || key.length === 0 || key.length > 256) throw unauthenticated();

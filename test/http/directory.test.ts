@@ -1,7 +1,22 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { it } from 'node:test';
 import { eachBackend } from '../harness.js';
+
+/** Sends `request` as is on a new connection and returns the response up to its first line's end. */
+function rawHead(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let got = '';
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => {
+      got += d;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+  });
+}
 
 const x25519Pem = () =>
   generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -71,6 +86,38 @@ eachBackend(
         403,
         'FORBIDDEN',
       );
+    });
+
+    it('judges a request by the route it reached, however its URL spells the path', async () => {
+      const org = await hub().createOrg();
+      // The router decodes percent-escapes: these reach the admin routes.
+      assertProblem(await hub().request('GET', '/%761/admin/organizations'), 401, 'UNAUTHENTICATED');
+      assertProblem(
+        await hub().request('POST', `/%761/admin/organizations/${org.id}/api-keys`, { body: {} }),
+        401,
+        'UNAUTHENTICATED',
+      );
+      assertProblem(
+        await hub().request('PATCH', `/v1/%61dmin/organizations/${org.id}`, {
+          key: org.apiKey,
+          body: { organizationType: 'verified' },
+        }),
+        403,
+        'FORBIDDEN',
+      );
+      assertProblem(await hub().request('GET', '/%761/organizations'), 401, 'UNAUTHENTICATED');
+      assertProblem(await hub().admin('GET', '/%761/organizations'), 403, 'FORBIDDEN');
+      const after = await hub().admin('GET', `/v1/admin/organizations/${org.id}`);
+      assert.equal(after.body.organizationType, 'unverified');
+      const keys = await hub().admin('GET', `/v1/admin/organizations/${org.id}/api-keys`);
+      assert.equal(keys.body.apiKeys.length, 1, 'no key was created');
+      // An absolute-form request target (as sent to a proxy) reaches the same route.
+      const { port } = new URL(hub().url);
+      const head = await rawHead(
+        Number(port),
+        `GET http://127.0.0.1:${port}/v1/admin/organizations HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      );
+      assert.match(head, /^HTTP\/1\.1 401 /);
     });
 
     it('lists organizations with exactly the interface document fields, with filters', async () => {
