@@ -17,7 +17,9 @@ import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliver
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
 import { registerAuth } from './http/auth.js';
+import { serializeError } from './http/error-log.js';
 import { AppError } from './http/errors.js';
+import { registerJsonBody } from './http/json-body.js';
 import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerProblemHandlers } from './http/problem.js';
@@ -69,6 +71,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     logger: {
       level: config.logLevel,
       redact: { paths: REDACT, censor: '[redacted]' },
+      serializers: { err: serializeError },
       ...(logStream ? { stream: logStream } : {}),
     },
     bodyLimit: BODY_LIMIT,
@@ -84,6 +87,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   // Only JSON bodies: text/plain would otherwise be accepted and reach validation as a string.
   app.removeContentTypeParser('text/plain');
+  registerJsonBody(app);
   // Set as the request starts (a callback hook: no promise per request), so every answer carries
   // it, errors included.
   app.addHook('onRequest', (request, reply, done) => {

@@ -72,6 +72,13 @@ function toAppError(error: FastifyError): AppError {
       return new AppError('VALIDATION_FAILED', 'The request body is not valid JSON.', [
         { path: '', message: 'malformed JSON' },
       ]);
+    // The database refused a character it cannot store (U+0000 in a query string, say).
+    case '22P05':
+    case '22021':
+      return new AppError(
+        'VALIDATION_FAILED',
+        'The request contains a character that cannot be stored (such as NUL).',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 256 KiB.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -127,6 +134,6 @@ function fieldProblem(v: AjvError, context: string): FieldProblem {
   }
 }
 
-function escapePointer(segment: string): string {
+export function escapePointer(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }

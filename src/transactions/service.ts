@@ -4,7 +4,9 @@
  * appends history and queues its messages in the outbox: all or nothing. Visibility rule:
  * a caller that is neither originator nor beneficiary gets 404, never 403.
  */
+
 import { createHash, randomUUID } from 'node:crypto';
+import { configure } from 'safe-stable-stringify';
 import { recordAudit } from '../audit/store.js';
 import { openPii, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
@@ -35,9 +37,16 @@ export interface Idempotency {
   hash: Buffer;
 }
 
-/** Identifies a request for Idempotency-Key replay: the route and the exact body. */
+/** Member order is not part of a JSON object's meaning: a retry that re-serializes its body is the same request. */
+const canonicalJson = configure({ deterministic: true, strict: true });
+
+/** Identifies a request for Idempotency-Key replay: the route and the body, keys in sorted order. */
 export function requestHash(route: string, body: unknown): Buffer {
-  return createHash('sha256').update(route).update('\n').update(JSON.stringify(body)).digest();
+  return createHash('sha256')
+    .update(route)
+    .update('\n')
+    .update(canonicalJson(body) ?? '')
+    .digest();
 }
 
 class IdempotencyRace extends Error {}
@@ -506,8 +515,11 @@ async function resolveBeneficiary(lookups: OrgLookups, originatorId: string, bod
   const byDid =
     body.beneficiaryVASPdid === undefined ? undefined : await lookups.byDid(body.beneficiaryVASPdid);
   const unknown = (detail: string) => new AppError('UNKNOWN_COUNTERPARTY', detail);
+  const both = body.beneficiaryVASPid !== undefined && body.beneficiaryVASPdid !== undefined;
   if (body.protocol === 'NOTIFY') {
-    if (byDid && byId?.id !== byDid.id) {
+    // The id may name an exchange outside the directory; a DID beside it must then be outside it
+    // too, and one that resolves must resolve to the id's organization (each DID has one owner).
+    if (both && byId?.id !== byDid?.id) {
       throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
     }
     if (byId?.id === originatorId)
@@ -515,7 +527,7 @@ async function resolveBeneficiary(lookups: OrgLookups, originatorId: string, bod
     return byId;
   }
   if (!byDid) throw unknown('beneficiaryVASPdid names no organization in the directory.');
-  if (body.beneficiaryVASPid !== undefined && byId?.id !== byDid.id) {
+  if (both && byId?.id !== byDid.id) {
     throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
   }
   if (byDid.id === originatorId)

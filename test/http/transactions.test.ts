@@ -97,6 +97,47 @@ eachBackend(
         [notify.body.transactionRef],
       );
       assert.deepEqual(mail, [{ channel: 'email', email_to: 'compliance@unlisted-exchange.example' }]);
+      const outsiderDid = 'did:web:unlisted-exchange.example';
+      const both = await initiate({ ...notifyRequest(outsider), beneficiaryVASPdid: outsiderDid });
+      assert.equal(both.status, 200, both.text);
+      assert.equal(both.body.beneficiaryVASPdid, outsiderDid, 'an id and DID outside the directory are kept');
+      const listed = await initiate({
+        ...notifyRequest(beneficiary.id),
+        beneficiaryVASPdid: beneficiary.vaspDid,
+      });
+      assert.equal(listed.status, 200, listed.text);
+      assert.equal(listed.body.beneficiaryVASPdid, beneficiary.vaspDid);
+    });
+
+    it('refuses strings with U+0000, which the database cannot store, as 400 naming the field', async () => {
+      await setup();
+      const body = mainRequest(beneficiary.vaspDid);
+      body.transactionBlockchainInfo.destination = 'bc1q\u0000x';
+      const before = await hub().db.query('SELECT count(*)::int AS n FROM transactions');
+      const res = await initiate(body);
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(res.body.errors, [
+        {
+          path: '/transactionBlockchainInfo/destination',
+          message: 'must not contain the NUL character (\\u0000)',
+        },
+      ]);
+      const after = await hub().db.query('SELECT count(*)::int AS n FROM transactions');
+      assert.equal(after[0]!.n, before[0]!.n, 'nothing was stored');
+      const query = await hub().request('GET', '/v1/organizations?vaspDid=a%00b', { key: originator.apiKey });
+      assertProblem(query, 400, 'VALIDATION_FAILED');
+      const text = JSON.stringify({ ...mainRequest(beneficiary.vaspDid), note: 'x' }).replace(
+        '"note":"x"',
+        '"no\\u0000te":"x"',
+      );
+      const key = await hub().request('POST', '/v1/transactions/initiate', {
+        key: originator.apiKey,
+        raw: text,
+        headers: { 'content-type': 'application/json' },
+      });
+      assertProblem(key, 400, 'VALIDATION_FAILED');
+      assert.equal(key.body.errors[0].path, '/no\u0000te');
+      assert.doesNotMatch(hub().allLogs(), /"level":50/, 'nothing was logged as an unhandled error');
     });
 
     it('rejects an initiation lacking a field its protocol needs, and a field it does not use', async () => {
@@ -210,6 +251,7 @@ eachBackend(
         mainRequest(catalogued.vaspDid),
         basicRequest(stranger.vaspDid),
         { ...notifyRequest(randomUUID()), beneficiaryVASPdid: beneficiary.vaspDid },
+        { ...notifyRequest(beneficiary.id), beneficiaryVASPdid: 'did:web:someone-else.example' },
         notifyRequest(originator.id),
       ];
       for (const body of cases) assertProblem(await initiate(body), 422, 'UNKNOWN_COUNTERPARTY');
@@ -460,6 +502,10 @@ eachBackend(
       const second = await initiate(body, originator.apiKey, key);
       assert.equal(second.status, 200);
       assert.deepEqual(second.body, first.body);
+      const reordered = Object.fromEntries(Object.entries(body).reverse());
+      const third = await initiate(reordered, originator.apiKey, key);
+      assert.equal(third.status, 200, 'the same members in another order are the same body');
+      assert.deepEqual(third.body, first.body);
       const rows = await hub().db.query(
         'SELECT count(*)::int AS n FROM transactions WHERE originator_id = $1 AND amount = $2',
         [originator.id, body.transactionAmount],
