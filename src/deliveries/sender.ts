@@ -28,24 +28,40 @@ export const SEND_TIMEOUT_MS = 10_000;
 /** Response bytes read at most; a longer answer is cut off (its status still counts). */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** One send in flight: settles once, whichever of answer, error or deadline comes first. */
+/**
+ * One send: settles once, whichever of answer, error or deadline comes first. Two deadlines
+ * apply in turn: while it waits in the agent's queue for a free connection to the receiver, and
+ * from the moment it is written to one. The receiver's 10 s (and the latency recorded) count
+ * only the second, so a backlog to a slow but healthy receiver does not turn into timeouts of
+ * requests it never got.
+ */
 class Send implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private statusCode: number | null = null;
   private retryAfter: string | undefined;
   private bytes = 0;
   private settled = false;
-  private readonly started = performance.now();
+  private started = performance.now();
+  private unwatch: () => void;
 
   constructor(
     private readonly resolve: (r: SendResult) => void,
     private readonly timeoutMs: number,
-  ) {}
+    private readonly deadlines: { queued: Deadlines; running: Deadlines },
+  ) {
+    this.unwatch = deadlines.queued.watch(this);
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     // Abandoned while queued for a connection: it must not go out late.
-    if (this.settled) controller.abort(timeoutError());
+    if (this.settled) {
+      controller.abort(timeoutError());
+      return;
+    }
+    this.unwatch();
+    this.started = performance.now();
+    this.unwatch = this.deadlines.running.watch(this);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -78,11 +94,11 @@ class Send implements Dispatcher.DispatchHandler {
     else this.finish({ ok: false, statusCode: null, error: describeError(err, this.timeoutMs) });
   }
 
-  /** The deadline: gives up, and stops the request if it is still running. */
-  expire(): void {
+  /** A deadline: gives up, and stops the request if it is still running. */
+  expire(reason: Error): void {
     if (this.settled) return;
-    this.fail(timeoutError());
-    this.controller?.abort(timeoutError());
+    this.fail(reason);
+    this.controller?.abort(reason);
   }
 
   private answered(): void {
@@ -99,6 +115,7 @@ class Send implements Dispatcher.DispatchHandler {
   private finish(r: Omit<SendResult, 'latencyMs'>): void {
     if (this.settled) return;
     this.settled = true;
+    this.unwatch();
     this.resolve({ ...r, latencyMs: performance.now() - this.started });
   }
 }
@@ -107,16 +124,26 @@ function timeoutError(): DOMException {
   return new DOMException('the receiver did not answer in time', 'TimeoutError');
 }
 
+function notSentError(queueTimeoutMs: number): Error {
+  return new Error(
+    `not sent: no free connection to the receiver within ${queueTimeoutMs / 1000} s (too many webhooks in flight to it)`,
+  );
+}
+
 /**
- * Deadlines shared by the sends that start within one tenth of the timeout of each other: one
- * timer per slot expires whatever of the slot is still running, so every send is abandoned
- * between 1.0 and 1.1 times the timeout after it started, for one timer per slot, not per send.
+ * Deadlines shared by the sends that start waiting within one tenth of the timeout of each
+ * other: one timer per slot expires whatever of the slot is still waiting, so every send is
+ * abandoned between 1.0 and 1.1 times the timeout after it started, for one timer per slot, not
+ * per send.
  */
 class Deadlines {
   private slot: { endsAt: number; sends: Set<Send> } | undefined;
   private readonly width: number;
 
-  constructor(private readonly timeoutMs: number) {
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly reason: () => Error,
+  ) {
     this.width = Math.max(1, Math.floor(timeoutMs / 10));
   }
 
@@ -126,7 +153,8 @@ class Deadlines {
     if (this.slot === undefined || now >= this.slot.endsAt) {
       const sends = new Set<Send>();
       setTimeout(() => {
-        for (const s of sends) s.expire();
+        const reason = this.reason();
+        for (const s of sends) s.expire(reason);
         sends.clear();
       }, this.timeoutMs + this.width).unref();
       this.slot = { endsAt: now + this.width, sends };
@@ -139,13 +167,22 @@ class Deadlines {
 
 export class WebhookSender {
   private readonly agent: Agent;
-  private readonly deadlines: Deadlines;
+  private readonly deadlines: { queued: Deadlines; running: Deadlines };
 
+  /**
+   * A send waits at most `queueTimeoutMs` (default 1.5 × the timeout) for a connection, then at
+   * most the timeout for its answer, each up to 10 % late: 27.5 s in all with the defaults, inside
+   * the worker's 30 s lease, so no other worker takes the message over while it is still going.
+   */
   constructor(
-    opts: { allowPrivate: boolean; timeoutMs?: number; connections?: number },
+    opts: { allowPrivate: boolean; timeoutMs?: number; queueTimeoutMs?: number; connections?: number },
     private readonly timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS,
   ) {
-    this.deadlines = new Deadlines(this.timeoutMs);
+    const queueTimeoutMs = opts.queueTimeoutMs ?? timeoutMs * 1.5;
+    this.deadlines = {
+      queued: new Deadlines(queueTimeoutMs, () => notSentError(queueTimeoutMs)),
+      running: new Deadlines(timeoutMs, timeoutError),
+    };
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
       headersTimeout: this.timeoutMs,
@@ -160,11 +197,7 @@ export class WebhookSender {
   /** Signs `body` with every secret (newest first) under `messageId` and POSTs it to `url`. */
   send(url: string, body: string, messageId: string, secrets: string[]): Promise<SendResult> {
     return new Promise((resolve) => {
-      const send = new Send((r) => {
-        unwatch();
-        resolve(r);
-      }, this.timeoutMs);
-      const unwatch = this.deadlines.watch(send);
+      const send = new Send(resolve, this.timeoutMs, this.deadlines);
       try {
         const { origin, pathname, search } = new URL(url);
         this.agent.dispatch(

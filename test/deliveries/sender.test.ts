@@ -83,9 +83,39 @@ describe('webhook sender', () => {
     }
   });
 
-  it('never sends late a request that timed out while waiting for a connection', async () => {
-    // One connection: the second send waits behind a receiver that does not answer in time.
+  it("counts the receiver's time from when the request is written, not while it waits for a connection", async () => {
+    // One connection and a receiver taking 200 ms: the second send waits ~200 ms for the
+    // connection, then gets its answer ~400 ms after it was handed over, past the 300 ms timeout.
     const single = new WebhookSender({ allowPrivate: true, timeoutMs: 300, connections: 1 });
+    receiver.script('/slow', { status: 200, delayMs: 200 }, { status: 200, delayMs: 200 });
+    try {
+      const results = await Promise.all([
+        single.send(`${receiver.url}/slow`, '{}', newMessageId(), [secret]),
+        single.send(`${receiver.url}/slow`, '{}', newMessageId(), [secret]),
+      ]);
+      assert.deepEqual(
+        results.map((r) => [r.ok, r.statusCode, r.error]),
+        [
+          [true, 200, null],
+          [true, 200, null],
+        ],
+      );
+      for (const r of results)
+        assert.ok(r.latencyMs < 300, `latency ${r.latencyMs} ms is the receiver's time`);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('never sends late a request abandoned while waiting for a connection', async () => {
+    // One connection, held by a receiver that does not answer in time; the second send gives up
+    // waiting for it first.
+    const single = new WebhookSender({
+      allowPrivate: true,
+      timeoutMs: 300,
+      queueTimeoutMs: 100,
+      connections: 1,
+    });
     receiver.script('/hold', { status: 200, delayMs: 1500 });
     try {
       const [held, queued] = await Promise.all([
@@ -94,7 +124,7 @@ describe('webhook sender', () => {
       ]);
       assert.match(held.error!, /^timeout/);
       assert.deepEqual([queued.ok, queued.statusCode], [false, null]);
-      assert.match(queued.error!, /^timeout/);
+      assert.match(queued.error!, /^not sent: no free connection to the receiver within 0.1 s/);
       // The connection is free again now; the abandoned request must not go out on it.
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(receiver.to('/queued').length, 0);
