@@ -198,10 +198,20 @@ export async function checkWebhookTarget(
   }
   for (const address of addresses) {
     const label = classifyAddress(address);
-    if (label !== null)
-      return { ok: false, reason: `${host} resolves to a non-public address (${address}: ${label})` };
+    if (label !== null) return { ok: false, reason: refusedAddress(host, address, label) };
   }
   return { ok: true, url: parsed, addresses };
+}
+
+/**
+ * Why a target was refused. The reason reaches the organization (test-event answers, lastError),
+ * so the address a name resolved to stays out of it: the hub's resolver would otherwise tell an
+ * organization what internal names resolve to. An IP literal is the organization's own input.
+ */
+function refusedAddress(host: string, address: string, label: string): string {
+  return isIpLiteral(host)
+    ? `${host} resolves to a non-public address (${address}: ${label})`
+    : `${host} resolves to a non-public address (${label})`;
 }
 
 export const MAX_ENDPOINT_URL_LENGTH = 2048;
@@ -258,7 +268,7 @@ export function guardedLookup(
     if (bad || addresses.length === 0) {
       const refusal: NodeJS.ErrnoException = new Error(
         bad
-          ? `${hostname} resolves to a non-public address (${bad.address}: ${classifyAddress(bad.address)})`
+          ? refusedAddress(hostname, bad.address, classifyAddress(bad.address)!)
           : `${hostname} did not resolve to any address`,
       );
       refusal.code = 'ERR_SSRF_BLOCKED';
