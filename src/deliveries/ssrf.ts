@@ -164,14 +164,34 @@ export type TargetCheck = { ok: true; url: URL; addresses: string[] } | { ok: fa
 const defaultLookup = async (host: string): Promise<string[]> =>
   (await dnsPromises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+/** How long the send-time check waits for a name to resolve (see checkWebhookTarget). */
+export const LOOKUP_TIMEOUT_MS = 5_000;
+
+class LookupTimeout extends Error {}
+
+/** `lookup(host)`, or a LookupTimeout after `ms`. */
+function lookupWithin(
+  lookup: (host: string) => Promise<string[]>,
+  host: string,
+  ms: number,
+): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new LookupTimeout()), ms);
+  });
+  return Promise.race([lookup(host), timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Checks a delivery URL right before an attempt. With allowPrivate, nothing is resolved and `addresses` is
  * empty (or the literal IP): connect as usual. Otherwise `addresses` are the vetted addresses; connect to
  * one of them (keeping the hostname for TLS SNI and Host) so a second DNS answer cannot differ.
+ * A name that does not resolve within `lookupTimeoutMs` (default 5 s) is refused for this attempt: a
+ * nameserver that never answers must not hold the message past its lease.
  */
 export async function checkWebhookTarget(
   url: string,
-  opts: { allowPrivate: boolean; lookup?: (host: string) => Promise<string[]> },
+  opts: { allowPrivate: boolean; lookup?: (host: string) => Promise<string[]>; lookupTimeoutMs?: number },
 ): Promise<TargetCheck> {
   let parsed: URL;
   try {
@@ -188,9 +208,12 @@ export async function checkWebhookTarget(
   if (isIpLiteral(host)) {
     addresses = [host];
   } else {
+    const ms = opts.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS;
     try {
-      addresses = await (opts.lookup ?? defaultLookup)(host);
+      addresses = await lookupWithin(opts.lookup ?? defaultLookup, host, ms);
     } catch (err) {
+      if (err instanceof LookupTimeout)
+        return { ok: false, reason: `could not resolve ${host} within ${ms / 1000} s` };
       const code = (err as NodeJS.ErrnoException | undefined)?.code;
       return { ok: false, reason: `could not resolve ${host}${code ? ` (${code})` : ''}` };
     }

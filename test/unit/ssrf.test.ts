@@ -61,6 +61,12 @@ describe('checkWebhookTarget refuses', () => {
     assert.doesNotMatch(reason, /192\.168/, 'what a name resolves to is not told back');
   });
 
+  it('a hostname whose nameserver does not answer in time', async () => {
+    const lookup = () => new Promise<string[]>(() => {});
+    const reason = await refused('https://silent.example/', { ...strict, lookup, lookupTimeoutMs: 50 });
+    assert.equal(reason, 'could not resolve silent.example within 0.05 s');
+  });
+
   it('a hostname that does not resolve', async () => {
     const lookup = async () => {
       throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
