@@ -89,9 +89,11 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app);
   // Set as the request starts (a callback hook: no promise per request), so every answer carries
-  // it, errors included.
+  // them, errors included. Answers hold organizations' data (the /pii read: personal data), so no
+  // browser or proxy may keep a copy; the dashboard's static files set their own caching.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    reply.header('cache-control', 'no-store');
     done();
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -78,6 +79,71 @@ describe('travel-rule-hub command', () => {
     const dup = await cli(['org', 'create', '--name', 'Again', '--did', 'did:web:shell.example'], env);
     assert.notEqual(dup.code, 0);
     assert.match(dup.stderr, /already exists/);
+  });
+
+  it('prints an operator key it generated before the first start, on stderr, once', async () => {
+    const env = { HUB_DATA_DIR: tempDir() };
+    const first = await cli(['org', 'list'], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(JSON.parse(first.stdout), { organizations: [] });
+    const saved = readFileSync(join(env.HUB_DATA_DIR, 'admin.key'), 'utf8').trim();
+    assert.match(
+      first.stderr,
+      new RegExp(`^Operator key \\(shown once; also saved in .*admin\\.key\\): ${saved}$`, 'm'),
+    );
+    const second = await cli(['org', 'list'], env);
+    assert.doesNotMatch(second.stderr, /Operator key/);
+  });
+
+  it('migrate reports the migrations it applied, and none the second time', async () => {
+    const env = { HUB_DATA_DIR: tempDir() };
+    const files = readdirSync(new URL('../migrations/', import.meta.url)).filter((f) => f.endsWith('.sql'));
+    const first = await cli(['migrate'], env);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(JSON.parse(first.stdout), { applied: files.sort() });
+    const second = await cli(['migrate'], env);
+    assert.deepEqual(JSON.parse(second.stdout), { applied: [] });
+  });
+
+  it('answers bad arguments, missing files and a port in use with one clear line', async () => {
+    const env = { HUB_DATA_DIR: tempDir() };
+    await cli(['migrate'], env); // the first command also prints the generated operator key
+    const dir = tempDir();
+    const existing = join(dir, 'exists.pem');
+    writeFileSync(existing, 'x');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const busy = String((blocker.address() as AddressInfo).port);
+    const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const cases: [string[], RegExp][] = [
+      [['org', 'verify', 'not-a-uuid'], /expected an id/],
+      [['key', 'revoke', 'not-a-uuid'], /expected an id/],
+      [
+        ['org', 'create', '--name', 'X', '--did', 'did:web:x.example', '--public-key', join(dir, 'nope.pem')],
+        /ENOENT|no such file/,
+      ],
+      [['keygen', '--out', existing], /EEXIST|already exists/],
+      [['receiver', '--port', 'abc', '--secret', secret], /expected a port number/],
+      [
+        ['receiver', '--port', '0', '--secret', 'notasecret'],
+        /--secret: webhook secret must start with whsec_/,
+      ],
+      [
+        ['receiver', '--port', '0', '--secret', secret, '--private-key', existing],
+        /--private-key: .* holds no PEM private key/,
+      ],
+      [['receiver', '--port', busy, '--secret', secret], /EADDRINUSE|address already in use/],
+    ];
+    try {
+      for (const [args, pattern] of cases) {
+        const r = await cli(args, env);
+        assert.notEqual(r.code, 0, args.join(' '));
+        assert.match(r.stderr, pattern, args.join(' '));
+        assert.equal(r.stderr.trim().split('\n').length, 1, `${args.join(' ')}: ${r.stderr}`);
+      }
+    } finally {
+      blocker.close();
+    }
   });
 
   it('starts on a fresh data directory, prints the URLs and the operator key once, and stops on SIGTERM', async () => {

@@ -7,14 +7,14 @@
  * code loads, and no command pays for another's modules.
  */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/lock.js';
 import { openDatabase } from '../db/open.js';
 import type { DirectoryService } from '../directory/service.js';
 import { AppError } from '../http/errors.js';
-import { resolveSecrets } from '../secrets.js';
+import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 import { registerParticipantCommands } from './participant.js';
 
@@ -34,11 +34,14 @@ program
   .command('migrate')
   .description('apply pending database migrations and exit')
   .action(() =>
-    withDirectory(async (db) => {
-      const { migrate } = await import('../db/migrate.js');
-      const applied = await migrate(db);
-      print({ applied });
-    }),
+    withDirectory(
+      async (db) => {
+        const { migrate } = await import('../db/migrate.js');
+        const applied = await migrate(db);
+        print({ applied });
+      },
+      { migrate: false },
+    ),
   );
 
 const org = program.command('org').description('manage organizations (operator)');
@@ -71,7 +74,8 @@ org
   .description('list organizations')
   .action(() => withDirectory(async (_db, directory) => print({ organizations: await directory.list({}) })));
 org
-  .command('verify <id>')
+  .command('verify')
+  .argument('<id>', 'organization id', uuidArgument)
   .option('--revoke', 'set the organization back to unverified')
   .description('mark an organization as verified by the operator')
   .action((id: string, o: { revoke?: boolean }) =>
@@ -84,13 +88,15 @@ org
 
 const key = program.command('key').description('manage API keys (operator)');
 key
-  .command('create <orgId>')
+  .command('create')
+  .argument('<orgId>', 'organization id', uuidArgument)
   .description('issue another API key for an organization (printed once)')
   .action((orgId: string) =>
     withDirectory(async (_db, directory) => print(await directory.createApiKey(orgId, 'operator'))),
   );
 key
-  .command('revoke <keyId>')
+  .command('revoke')
+  .argument('<keyId>', 'API key id', uuidArgument)
   .description('revoke an API key')
   .action((keyId: string) =>
     withDirectory(async (_db, directory) => {
@@ -101,16 +107,30 @@ key
 
 registerParticipantCommands(program);
 
-async function withDirectory(fn: (db: Database, directory: DirectoryService) => Promise<void>) {
+async function withDirectory(
+  fn: (db: Database, directory: DirectoryService) => Promise<void>,
+  options: { migrate?: boolean } = {},
+) {
   const config = loadConfig();
   const secrets = resolveSecrets(config);
-  const db = await openDatabase(config);
+  // On stderr: stdout is the command's JSON.
+  const keyLine = generatedKeyLine(secrets, config);
+  if (keyLine) process.stderr.write(`${keyLine}\n`);
+  const db = await openDatabase(config, options);
   try {
     const { DirectoryService } = await import('../directory/service.js');
     await fn(db, new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints));
   } finally {
     await db.close();
   }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuidArgument(value: string): string {
+  if (!UUID.test(value))
+    throw new InvalidArgumentError('expected an id such as 0b9c7a4e-5d1f-4c2b-9a51-3f0e6d2c8b17.');
+  return value;
 }
 
 function print(value: unknown) {
@@ -123,6 +143,9 @@ program.parseAsync().catch((err: unknown) => {
   } else if (err instanceof AppError) {
     const fields = err.errors?.map((e) => `\n  ${e.path}: ${e.message}`).join('') ?? '';
     process.stderr.write(`travel-rule-hub: ${err.detail}${fields}\n`);
+  } else if (typeof (err as NodeJS.ErrnoException)?.code === 'string') {
+    // A file that is missing or exists, a port in use, a database refusal: the message says it.
+    process.stderr.write(`travel-rule-hub: ${(err as Error).message}\n`);
   } else {
     process.stderr.write(`travel-rule-hub: ${(err as Error)?.stack ?? String(err)}\n`);
   }

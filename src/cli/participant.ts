@@ -1,6 +1,8 @@
 /** Participant commands: a key pair to register, and the reference webhook receiver. */
+
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 
 export function registerParticipantCommands(program: Command) {
   program
@@ -17,7 +19,7 @@ export function registerParticipantCommands(program: Command) {
   program
     .command('receiver')
     .description('run the reference webhook receiver (verifies, decrypts, de-duplicates, prints)')
-    .option('--port <port>', 'port to listen on', '9000')
+    .option('--port <port>', 'port to listen on', portArgument, 9000)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .requiredOption(
       '--secret <whsec>',
@@ -26,13 +28,32 @@ export function registerParticipantCommands(program: Command) {
       [],
     )
     .option('--private-key <file>', 'PEM private key for BASIC encrypted personal data')
-    .action(async (o: { port: string; host: string; secret: string[]; privateKey?: string }) => {
+    .action(async (o: { port: number; host: string; secret: string[]; privateKey?: string }) => {
       const { createReceiver } = await import('../participant/receiver.js');
-      const server = createReceiver({
-        secrets: o.secret,
-        privateKeyPem: o.privateKey ? readFileSync(o.privateKey, 'utf8') : undefined,
+      const { decodeWebhookSecret } = await import('../deliveries/signing.js');
+      for (const secret of o.secret) {
+        try {
+          decodeWebhookSecret(secret);
+        } catch (err) {
+          throw new InvalidArgumentError(`--secret: ${(err as Error).message}`);
+        }
+      }
+      const privateKeyPem = o.privateKey ? readFileSync(o.privateKey, 'utf8') : undefined;
+      if (privateKeyPem !== undefined) {
+        try {
+          createPrivateKey(privateKeyPem);
+        } catch {
+          throw new InvalidArgumentError(`--private-key: ${o.privateKey} holds no PEM private key`);
+        }
+      }
+      const server = createReceiver({ secrets: o.secret, privateKeyPem });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(o.port, o.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-      await new Promise<void>((resolve) => server.listen(Number(o.port), o.host, resolve));
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : o.port;
       process.stdout.write(`receiver listening on http://${o.host}:${port}/v1/notify/<event>\n`);
@@ -44,4 +65,11 @@ export function registerParticipantCommands(program: Command) {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+function portArgument(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError('expected a port number, 0 to 65535.');
+  return port;
 }

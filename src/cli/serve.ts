@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/open.js';
-import { resolveSecrets } from '../secrets.js';
+import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 
 export async function serve(config: Config): Promise<void> {
@@ -26,9 +26,8 @@ export async function serve(config: Config): Promise<void> {
     `Compliance dashboard: ${base}/ui/`,
     `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}`,
   ];
-  if (secrets.generatedAdminKey) {
-    lines.push(`Operator key (shown once; also saved in ${config.dataDir}/admin.key): ${secrets.adminKey}`);
-  }
+  const keyLine = generatedKeyLine(secrets, config);
+  if (keyLine) lines.push(keyLine);
   if (config.worker) await deliveries.worker.start();
   lines.push(`Delivery worker: ${config.worker ? 'running' : 'off (HUB_WORKER=false)'}`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -585,6 +585,9 @@ eachBackend(
       const mine = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: originator.apiKey });
       assert.equal(mine.status, 200);
       assert.deepEqual(mine.body, { transactionRef: ref, pii: body.pii });
+      assert.equal(mine.headers.get('cache-control'), 'no-store', 'no browser or proxy keeps a copy');
+      const read = await hub().request('GET', `/v1/transactions/${ref}`, { key: originator.apiKey });
+      assert.equal(read.headers.get('cache-control'), 'no-store');
       assertProblem(
         await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: beneficiary.apiKey }),
         403,
