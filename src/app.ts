@@ -10,7 +10,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
@@ -99,7 +99,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
   const transactions = new TransactionService(db, secrets.masterKey, directory.lookups);
-  const assets = loadAssetTable(config.assetTableFile);
+  const assets = assetTable(config.assetTableFile);
   const registry = createRegistry();
   const deliveries = createDeliveries({
     config,
@@ -216,4 +216,14 @@ function documentPii<T>(doc: T): T {
   ];
   if (body?.schema?.properties?.pii) body.schema.properties.pii = PiiSchema;
   return doc;
+}
+
+/** The asset table: HUB_ASSET_TABLE's file (which replaces the built-in one) or assets.json. */
+function assetTable(file: string | undefined) {
+  if (file === undefined) return loadAssetTable();
+  try {
+    return loadAssetTable(file);
+  } catch (err) {
+    throw new ConfigError(`HUB_ASSET_TABLE: ${(err as Error).message}`);
+  }
 }

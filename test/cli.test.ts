@@ -43,6 +43,10 @@ describe('travel-rule-hub command', () => {
       [{ HUB_RETRY_SCHEDULE: '5x' }, /HUB_RETRY_SCHEDULE/],
       [{ HUB_WORKER: 'maybe' }, /HUB_WORKER must be true or false/],
       [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, /HUB_ADMIN_KEY is required when DATABASE_URL is set/],
+      [
+        { HUB_ASSET_TABLE: '/nonexistent/assets.json' },
+        /^travel-rule-hub: HUB_ASSET_TABLE: asset table \/nonexistent\/assets\.json: cannot read it as JSON \(ENOENT/,
+      ],
     ];
     for (const [env, pattern] of cases) {
       const r = await cli(['serve'], { HUB_DATA_DIR: tempDir(), ...env });

@@ -35,7 +35,7 @@ export function loadAssetTable(file: string | URL = DEFAULT_ASSETS): AssetTable 
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (cause) {
-    throw new Error(`asset table ${name}: cannot read it as JSON`, { cause });
+    throw new Error(`asset table ${name}: cannot read it as JSON (${(cause as Error).message})`, { cause });
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new Error(`asset table ${name}: must be a JSON object of asset → decimals`);
