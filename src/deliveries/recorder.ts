@@ -1,8 +1,8 @@
 /**
- * The record stage: turns attempt results into database state, together. Results that finish
- * while the recording transactions run wait for the next one, so under load one transaction
- * records many deliveries (a few statements whatever their number) instead of one each; when
- * idle, a result is recorded at once. On PostgreSQL two transactions record at a time (their
+ * The record stage: turns attempt results into database state, together. A result waits up to
+ * 20 ms for others (or until 200 are waiting), and results that finish while the recording
+ * transactions run wait for the next one, so under load one transaction records many deliveries
+ * (a few statements whatever their number) instead of one each. On PostgreSQL two transactions record at a time (their
  * rows never overlap: every delivery is in one batch, and transactions are locked in `ref` order).
  *
  * Invariants:
@@ -25,9 +25,17 @@ interface Pending {
   d: store.ClaimedDelivery;
   result: SendResult;
   done: (err?: unknown) => void;
+  /** performance.now() when the result was queued. */
+  at: number;
 }
 
+/**
+ * A batch goes when it holds MAX_BATCH results or its oldest has waited FILL_WAIT_MS. A row costs
+ * less in a large batch (on PGlite ~55 µs in one of 200, ~135 µs in one of 20), and without the
+ * wait a batch held only what finished during the one before (~30 rows on PGlite in a drain).
+ */
 const MAX_BATCH = 200;
+const FILL_WAIT_MS = 20;
 
 export class ResultRecorder {
   private queue: Pending[] = [];
@@ -54,7 +62,12 @@ export class ResultRecorder {
   /** Resolves once the result is committed (or rejects when the database cannot be written). */
   record(d: store.ClaimedDelivery, result: SendResult): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ d, result, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.queue.push({
+        d,
+        result,
+        done: (err) => (err === undefined ? resolve() : reject(err)),
+        at: performance.now(),
+      });
       if (this.flushing < this.maxCommits) void this.flush();
     });
   }
@@ -67,6 +80,12 @@ export class ResultRecorder {
         // without giving the event loop a turn, so without this every batch would hold one result.
         await new Promise((resolve) => setImmediate(resolve));
         if (this.queue.length === 0) break; // the other recorder took them
+        const wait =
+          this.queue.length >= MAX_BATCH ? 0 : this.queue[0]!.at + FILL_WAIT_MS - performance.now();
+        if (wait > 0) {
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          continue;
+        }
         const batch = this.queue.splice(0, MAX_BATCH);
         try {
           await this.commit(batch);

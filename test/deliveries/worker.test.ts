@@ -235,6 +235,26 @@ eachBackend(
       assert.deepEqual(hooks.of([ref]), [{ event: 'received', channel: 'webhook', transactionRef: ref }]);
     });
 
+    it('records results that finish within a few milliseconds of each other in one transaction', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      const hooks = fakeHooks();
+      const refs: string[] = [];
+      for (let i = 0; i < 40; i++) refs.push(await initiate(originator, beneficiary));
+      // Answers spread over ~15 ms: each result would otherwise be recorded nearly on its own.
+      receiver.script(
+        '/b/v1/notify/received',
+        ...refs.map((_, i) => ({ status: 200, delayMs: Math.floor((i * 15) / refs.length) })),
+      );
+      await start(t, hooks);
+      await eventually(async () => hooks.of(refs).length === refs.length, 'all outcomes recorded');
+      const rows = await hub().db.query<{ n: number }>(
+        `SELECT count(DISTINCT xmin::text)::int AS n FROM deliveries
+          WHERE transaction_ref = ANY($1::uuid[]) AND status = 'DELIVERED'`,
+        [refs],
+      );
+      assert.ok(rows[0]!.n <= 6, `${refs.length} results recorded by ${rows[0]!.n} transactions`);
+    });
+
     it('shares the outbox between workers without sending anything twice', async (t) => {
       const { receiver, originator, beneficiary } = await setup();
       const hooks = fakeHooks();
