@@ -153,7 +153,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
         new AppError('RATE_LIMITED', 'Too many requests for this API key; retry later.'),
     });
   }
-  registerAuth(app, secrets.adminKey, directory);
+  registerAuth(app, secrets.adminKey, directory, { unknownKeysPerSecond: config.rateLimit });
   registerHttpMetrics(app, registry);
 
   const ops = { tags: ['operations'], security: [] };

@@ -21,15 +21,67 @@ declare module 'fastify' {
 }
 
 export interface KeyLookup {
-  /** The active key with this SHA-256 (see hashApiKey), if any. */
-  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string } | undefined>;
+  /**
+   * The active key with this SHA-256 (see hashApiKey), if any. `beforeQuery` runs before the
+   * database is asked (not for a key the process knows already) and may throw to refuse.
+   */
+  authenticate(
+    keyHash: Buffer,
+    beforeQuery?: () => void,
+  ): Promise<{ keyId: string; organizationId: string } | undefined>;
 }
 
 const unauthenticated = () =>
   new AppError('UNAUTHENTICATED', 'Send a valid, unrevoked API key in the x-api-key header.');
 
-export function registerAuth(app: FastifyInstance, adminKey: string, keys: KeyLookup) {
+/**
+ * Unknown keys per client address, per second. An address over the limit gets 429 for keys
+ * this process does not know, without a database look-up, until the second ends; keys it knows
+ * (seen valid in the last seconds) are never held back, so one client's bad keys do not lock
+ * out others behind the same address.
+ */
+class FailedKeys {
+  private counts = new Map<string, number>();
+  private windowStart = 0;
+
+  constructor(private readonly perSecond: number) {}
+
+  private window(): Map<string, number> {
+    const now = Date.now();
+    if (now - this.windowStart >= 1000 || this.counts.size > 10_000) {
+      this.counts = new Map();
+      this.windowStart = now;
+    }
+    return this.counts;
+  }
+
+  check(address: string): void {
+    if ((this.window().get(address) ?? 0) >= this.perSecond) {
+      throw new AppError(
+        'RATE_LIMITED',
+        'Too many unknown API keys from this address; retry later.',
+        undefined,
+        {
+          headers: { 'retry-after': '1' },
+        },
+      );
+    }
+  }
+
+  add(address: string): void {
+    const counts = this.window();
+    counts.set(address, (counts.get(address) ?? 0) + 1);
+  }
+}
+
+export function registerAuth(
+  app: FastifyInstance,
+  adminKey: string,
+  keys: KeyLookup,
+  options: { unknownKeysPerSecond: number },
+) {
   const adminHash = hashApiKey(adminKey);
+  const failed = options.unknownKeysPerSecond > 0 ? new FailedKeys(options.unknownKeysPerSecond) : undefined;
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request) => {
     const path = request.routeOptions.url ?? request.url;
@@ -46,8 +98,11 @@ export function registerAuth(app: FastifyInstance, adminKey: string, keys: KeyLo
       return;
     }
     if (!API_KEY_PATTERN.test(key)) throw unauthenticated();
-    const found = await keys.authenticate(keyHash);
-    if (!found) throw unauthenticated();
+    const found = await keys.authenticate(keyHash, failed && (() => failed.check(request.ip)));
+    if (!found) {
+      failed?.add(request.ip);
+      throw unauthenticated();
+    }
     if (adminRoute) throw new AppError('FORBIDDEN', 'This route needs the operator key.');
     request.auth = { kind: 'org', ...found };
   });

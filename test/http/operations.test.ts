@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { eachBackend } from '../harness.js';
 
@@ -107,6 +108,25 @@ eachBackend(
       assert.ok(Number(limited.headers.get('retry-after')) >= 0);
       const otherRes = await hub().request('GET', '/v1/organizations/me', { key: other.apiKey });
       assert.equal(otherRes.status, 200, 'another key has its own budget');
+    });
+
+    it('answers 429 to an address that sends more unknown keys a second than the rate, without holding back known keys', async () => {
+      const org = await hub().createOrg();
+      assert.equal((await hub().request('GET', '/v1/organizations/me', { key: org.apiKey })).status, 200);
+      const statuses: number[] = [];
+      let limited: any;
+      for (let i = 0; i < 8; i++) {
+        const unknown = `trh_${randomBytes(32).toString('base64url')}`;
+        const res = await hub().request('GET', '/v1/organizations', { key: unknown });
+        statuses.push(res.status);
+        if (res.status === 429) limited = res;
+      }
+      assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401]);
+      assert.ok(limited, statuses.join(','));
+      assert.equal(limited.body.code, 'RATE_LIMITED');
+      assert.equal(limited.headers.get('retry-after'), '1');
+      const known = await hub().request('GET', '/v1/organizations/me', { key: org.apiKey });
+      assert.equal(known.status, 200, 'a key this process knows is not held back');
     });
   },
   { HUB_RATE_LIMIT: '5' },
