@@ -216,10 +216,14 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
       'the redelivered webhook',
     );
     await alphaPage.getByText('No failed delivery').waitFor({ timeout: 15_000 });
-    const delivered = await hub.request('GET', `/v1/webhooks/deliveries?transactionRef=${ref}`, {
-      key: alpha.apiKey,
-    });
-    assert.equal(delivered.body.deliveries[0].status, 'DELIVERED');
+    // The outcome is committed after the receiver's answer (results are recorded in batches
+    // that wait up to 20 ms for each other), so the receiver can hold it a moment before.
+    await eventually(async () => {
+      const r = await hub.request('GET', `/v1/webhooks/deliveries?transactionRef=${ref}`, {
+        key: alpha.apiKey,
+      });
+      return r.body.deliveries[0].status === 'DELIVERED';
+    }, 'the redelivered webhook to be recorded as DELIVERED');
   });
 
   it('shows a 409 plainly when the counterparty’s move beat the page', async () => {
