@@ -589,14 +589,32 @@ async function drain(receiverUrl: string) {
   const drainReady = performance.now();
   const drainDeadline = Date.now() + 120_000;
   let stats = await receiverStats(receiverUrl);
-  // Where the CPU went while the worker drained, from the end of its warm-up (polled, so ±50 ms).
-  let mark: ReturnType<typeof busyMark> | undefined;
+  // Where the CPU went while the worker drained, from the end of its warm-up (polled, so ±50 ms;
+  // a drain that ends before the first poll past the warm-up is counted whole).
+  const markNow = (sent: number) => {
+    const pid = hub.child.pid!;
+    return {
+      busy: busyMark(pid),
+      hubCpuMs: procStats(pid).cpuMs,
+      dbCpu: databaseServerCpu(),
+      sent,
+      warm: sent >= warm,
+    };
+  };
+  let mark = markNow(stats.unique);
   while (stats.unique < total && Date.now() < drainDeadline) {
     await new Promise((r) => setTimeout(r, 50));
     stats = await receiverStats(receiverUrl);
-    if (!mark && stats.unique >= warm) mark = busyMark(hub.child.pid!);
+    if (!mark.warm && stats.unique >= warm && stats.unique < total) mark = markNow(stats.unique);
   }
-  const busy = mark && busySince(mark);
+  const busy = busySince(mark.busy);
+  let cpuNote = '';
+  if (stats.unique > mark.sent) {
+    const perDelivery = (ms: number) => round((ms * 1000) / (stats.unique - mark.sent), 0);
+    cpuNote =
+      `; hub ${perDelivery(procStats(hub.child.pid!).cpuMs - mark.hubCpuMs)} µs per delivery` +
+      (PG_URL ? `, PostgreSQL ${perDelivery(databaseServerCpuSince(mark.dbCpu))} µs` : '');
+  }
   await stop(hub.child);
   const times = await receiverArrivalTimes(receiverUrl);
   const rawAfter = await rawSender(receiverUrl, SCALE.deliveries);
@@ -618,7 +636,7 @@ async function drain(receiverUrl: string) {
     ratio: workerRate / raw,
     note:
       `${stats.duplicates} duplicates; rate over the ${SCALE.deliveries} after a ${warm}-message warm-up; start-up ${round((drainReady - drainStart) / 1000, 2)} s excluded` +
-      (busy ? `; ${busyNote(busy)}` : ''),
+      `${cpuNote}; ${busyNote(busy)}`,
   });
 }
 

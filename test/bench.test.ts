@@ -32,6 +32,7 @@ it('runs the benchmark at a tiny scale and prints every scenario with its baseli
   assert.match(stdout, /\d+(\.\d+)?× naive insert/);
   assert.match(stdout, /\d+(\.\d+)?× raw sender/);
   assert.match(stdout, /machine idle \d+ %; main thread running \d+ %, waiting for a CPU \d+ %/);
+  assert.match(stdout, /one worker draining.*; hub \d+ µs per delivery/);
   const latest = JSON.parse(readFileSync(new URL('../bench/results/latest.json', import.meta.url), 'utf8'));
   assert.equal(latest.scale.name, 'smoke');
   assert.ok(latest.rows.length >= 10);
