@@ -64,31 +64,33 @@ export interface DeliveryRecord {
  * The time bound is `statement_timestamp()`, which an index scan can use as its upper end;
  * `clock_timestamp()` (volatile) cannot, so a claim that found fewer due rows than its limit
  * read the whole due index, every leased row included.
+ * The chosen ids reach the UPDATE as an array (`id = ANY (ARRAY(…))`), which it looks up through
+ * the primary key. Joined as a CTE instead, the planner hashed the whole outbox for every claim
+ * (PostgreSQL, 22,000 rows: a sequential scan, 6.1 ms a claim of 200 against 2.4 ms), a cost
+ * that grows with the table.
  */
 export async function claimDue(
   q: Queryable,
   opts: { limit: number; leaseMs: number; includeEmail: boolean },
 ): Promise<ClaimedDelivery[]> {
   const rows = await q.query(
-    `WITH due AS (
-       SELECT d.id FROM deliveries d
-        WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
-          AND (d.channel = 'webhook' OR $3::boolean)
-          AND NOT EXISTS (
-            SELECT 1 FROM deliveries e
-             WHERE e.transaction_ref = d.transaction_ref AND e.seq < d.seq AND e.status = 'PENDING'
-               AND e.channel = d.channel
-               AND e.organization_id IS NOT DISTINCT FROM d.organization_id
-               AND e.email_to IS NOT DISTINCT FROM d.email_to)
-        ORDER BY d.next_attempt_at
-        LIMIT $1
-        FOR UPDATE OF d SKIP LOCKED)
-     UPDATE deliveries SET next_attempt_at =
+    `UPDATE deliveries SET next_attempt_at =
          date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $2::double precision / 1000)
-       FROM due WHERE deliveries.id = due.id
-     RETURNING deliveries.id, deliveries.message_id, deliveries.channel, deliveries.event,
-               deliveries.organization_id, deliveries.email_to, deliveries.transaction_ref,
-               deliveries.payload, deliveries.attempts, deliveries.next_attempt_at`,
+      WHERE id = ANY (ARRAY(
+        SELECT d.id FROM deliveries d
+         WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
+           AND (d.channel = 'webhook' OR $3::boolean)
+           AND NOT EXISTS (
+             SELECT 1 FROM deliveries e
+              WHERE e.transaction_ref = d.transaction_ref AND e.seq < d.seq AND e.status = 'PENDING'
+                AND e.channel = d.channel
+                AND e.organization_id IS NOT DISTINCT FROM d.organization_id
+                AND e.email_to IS NOT DISTINCT FROM d.email_to)
+         ORDER BY d.next_attempt_at
+         LIMIT $1
+         FOR UPDATE OF d SKIP LOCKED))
+     RETURNING id, message_id, channel, event, organization_id, email_to, transaction_ref, payload, attempts,
+               next_attempt_at`,
     [opts.limit, opts.leaseMs, opts.includeEmail],
   );
   return rows.map((r) => ({
