@@ -2,8 +2,9 @@
  * The record stage: turns attempt results into database state, together. A result waits up to
  * 20 ms for others (or until 200 are waiting), and results that finish while the recording
  * transactions run wait for the next one, so under load one transaction records many deliveries
- * (a few statements whatever their number) instead of one each. On PostgreSQL two transactions record at a time (their
- * rows never overlap: every delivery is in one batch, and transactions are locked in `ref` order).
+ * (a few statements whatever their number) instead of one each. On PostgreSQL two transactions
+ * record at a time (their rows never overlap: every delivery is in one batch, and transactions are
+ * locked in `ref` order).
  *
  * Invariants:
  * - A success is DELIVERED, its attempt row and its consequences for the transaction
