@@ -34,33 +34,119 @@ export async function openPostgres(url: string, max = 20): Promise<Database> {
     exec: root.exec,
     async transaction(fn) {
       const c = await pool.connect();
+      // pg-pool watches only idle clients: a connection lost while checked out would emit an
+      // unhandled 'error' and end the process. The failed statement rejects on its own.
+      let lost: Error | undefined;
+      const onLost = (err: Error) => {
+        lost = err;
+      };
+      c.on('error', onLost);
       try {
         await c.query('BEGIN');
         const result = await fn(wrap(c));
         await c.query('COMMIT');
         return result;
       } catch (err) {
-        await c.query('ROLLBACK').catch(() => {});
+        if (!lost) await c.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        c.release();
+        c.off('error', onLost);
+        c.release(lost); // a broken connection is discarded, not reused
       }
     },
-    async listen(channel, onNotify) {
-      if (!/^[a-z_]+$/.test(channel)) throw new Error('invalid channel name');
-      const c = await pool.connect();
-      const handler = (msg: pg.Notification) => {
-        if (msg.channel === channel) onNotify();
-      };
-      c.on('notification', handler);
-      await c.query(`LISTEN ${channel}`);
-      return async () => {
-        c.off('notification', handler);
-        await c.query(`UNLISTEN ${channel}`).catch(() => {});
-        c.release();
-      };
-    },
+    listen: (channel, onNotify) => listenWithRetry(pool, channel, onNotify),
     close: () => pool.end(),
+  };
+}
+
+const RELISTEN_MIN_MS = 500;
+const RELISTEN_MAX_MS = 30_000;
+
+/**
+ * LISTEN on a connection of its own that outlives a lost connection (a server restart, a
+ * terminated backend, a proxy's idle cut): it is replaced, with growing pauses while the
+ * server stays unreachable. Notifications sent meanwhile are lost, so the subscriber is
+ * called when the connection drops and again once it listens anew, as if something changed.
+ */
+async function listenWithRetry(
+  pool: pg.Pool,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
+  if (!/^[a-z_]+$/.test(channel)) throw new Error('invalid channel name');
+  let current: { c: pg.PoolClient; drop: (err: Error) => void } | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  let pauseMs = RELISTEN_MIN_MS;
+  const onMessage = (msg: pg.Notification) => {
+    if (msg.channel === channel) onNotify();
+  };
+
+  const connect = async () => {
+    const c = await pool.connect();
+    let dropped = false;
+    // Stays attached for the client's life: a broken client may report more than one error.
+    const drop = (err: Error) => {
+      if (dropped) return;
+      dropped = true;
+      c.off('notification', onMessage);
+      c.release(err); // discarded by the pool
+      if (current?.c !== c) return;
+      current = undefined;
+      if (stopped) return;
+      onNotify();
+      scheduleRetry();
+    };
+    c.on('error', drop);
+    c.on('notification', onMessage);
+    try {
+      await c.query(`LISTEN ${channel}`);
+    } catch (err) {
+      drop(err as Error);
+      throw err;
+    }
+    if (dropped) throw new Error('connection lost while subscribing');
+    current = { c, drop };
+  };
+
+  const scheduleRetry = () => {
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().then(
+        () => {
+          pauseMs = RELISTEN_MIN_MS;
+          if (stopped) return unlisten();
+          onNotify(); // whatever was sent while no connection listened
+        },
+        () => {
+          pauseMs = Math.min(pauseMs * 2, RELISTEN_MAX_MS);
+          if (!stopped) scheduleRetry();
+        },
+      );
+    }, pauseMs);
+    retry.unref();
+  };
+
+  const unlisten = async () => {
+    const sub = current;
+    current = undefined;
+    if (!sub) return;
+    sub.c.off('notification', onMessage);
+    try {
+      await sub.c.query(`UNLISTEN ${channel}`);
+    } catch (err) {
+      sub.drop(err as Error);
+      return;
+    }
+    sub.c.off('error', sub.drop);
+    sub.c.release();
+  };
+
+  await connect(); // the first failure is the caller's to handle
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    await unlisten();
   };
 }
 

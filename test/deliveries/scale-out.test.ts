@@ -163,4 +163,54 @@ describe('scale-out on PostgreSQL', {
       await own.close();
     }
   });
+  it('survives PostgreSQL ending its connections: serves on, and directory changes still reach the other process', async () => {
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${name}`;
+    const env = hubEnv({ DATABASE_URL: url.toString() });
+    const [a, b] = await Promise.all([HubProcess.start(env), HubProcess.start(env)]);
+    processes.push(a!, b!);
+    const org = await a!.createOrg({});
+    const second = await a!.request('POST', '/v1/organizations/me/api-keys', org.apiKey);
+    assert.equal(second.status, 201, second.text);
+
+    const listening = async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        const r = await c.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN %'`,
+          [name],
+        );
+        return r.rows[0].n as number;
+      } finally {
+        await c.end();
+      }
+    };
+    await eventually(async () => (await listening()) === 4, 'two LISTEN connections per process');
+    await admin(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`,
+    );
+    await eventually(async () => (await listening()) === 4, 'every LISTEN restored');
+    assert.equal(a!.child.exitCode, null, 'process A is running');
+    assert.equal(b!.child.exitCode, null, 'process B is running');
+
+    // B caches the second key; A revokes it. Only B's restored LISTEN can tell B before the
+    // cache's own expiry (5 s after this request).
+    const cachedAt = Date.now();
+    assert.equal((await b!.request('GET', '/v1/organizations/me', second.body.apiKey)).status, 200);
+    const revoked = await a!.request(
+      'DELETE',
+      `/v1/organizations/me/api-keys/${second.body.keyId}`,
+      org.apiKey,
+    );
+    assert.equal(revoked.status, 204, revoked.text);
+    await eventually(
+      async () => (await b!.request('GET', '/v1/organizations/me', second.body.apiKey)).status === 401,
+      'process B refuses the revoked key',
+      2000,
+    );
+    assert.ok(Date.now() - cachedAt < 4000, 'refused before the cache would have expired on its own');
+    assert.equal(await a!.stop('SIGTERM'), 0);
+    assert.equal(await b!.stop('SIGTERM'), 0);
+  });
 });
