@@ -56,13 +56,21 @@ export function composeNotifyEmail(payload: Record<string, unknown>, joinUrl: st
   };
 }
 
+/**
+ * The longest one SMTP session may take. Its per-wait timeouts (10 s) alone do not bound it: a
+ * server that answers each of a session's six or so steps just in time would hold the message
+ * past the worker's 30 s lease, another claim would send it again, and so on every lease.
+ */
+export const SEND_DEADLINE_MS = 20_000;
+
 export class NotifyMailer {
   private transporter: Promise<Transporter> | undefined;
   private readonly from: string;
+  private readonly shutdown = new AbortController();
 
   constructor(
     private readonly smtpUrl: string,
-    private readonly opts: { joinUrl: () => string; timeoutMs?: number },
+    private readonly opts: { joinUrl: () => string; timeoutMs?: number; deadlineMs?: number },
   ) {
     this.from = `Travel Rule Hub <no-reply@${senderDomain(opts.joinUrl())}>`;
   }
@@ -92,6 +100,11 @@ export class NotifyMailer {
         subject,
         text,
         messageId: `<${messageId}@travel-rule-hub>`,
+        // The timeouts above bound each wait for the server; this bounds the whole session.
+        signal: AbortSignal.any([
+          AbortSignal.timeout(this.opts.deadlineMs ?? SEND_DEADLINE_MS),
+          this.shutdown.signal,
+        ]),
       });
       const latencyMs = performance.now() - started;
       const code = smtpCode(info.response);
@@ -105,6 +118,22 @@ export class NotifyMailer {
       }
       return { ok: true, statusCode: code, latencyMs, error: null };
     } catch (err) {
+      if (this.shutdown.signal.aborted) {
+        return {
+          ok: false,
+          statusCode: null,
+          latencyMs: performance.now() - started,
+          error: 'hub shut down before the SMTP server answered',
+        };
+      }
+      if ((err as { name?: string }).name === 'AbortError') {
+        return {
+          ok: false,
+          statusCode: null,
+          latencyMs: performance.now() - started,
+          error: `timeout: the SMTP session took longer than ${(this.opts.deadlineMs ?? SEND_DEADLINE_MS) / 1000} s`,
+        };
+      }
       const e = err as { responseCode?: number; code?: string; message?: string };
       return {
         ok: false,
@@ -113,6 +142,11 @@ export class NotifyMailer {
         error: `${e.code ? `${e.code}: ` : ''}${String(e.message ?? err)}`.slice(0, 500),
       };
     }
+  }
+
+  /** Ends every SMTP session still in flight: each send resolves as a failure, which is recorded. */
+  abortAll(): void {
+    this.shutdown.abort();
   }
 
   close(): void {

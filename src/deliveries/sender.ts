@@ -168,6 +168,7 @@ class Deadlines {
 export class WebhookSender {
   private readonly agent: Agent;
   private readonly deadlines: { queued: Deadlines; running: Deadlines };
+  private aborted = false;
 
   /**
    * A send waits at most `queueTimeoutMs` (default: the timeout) for a connection, then at most
@@ -221,8 +222,18 @@ export class WebhookSender {
     });
   }
 
+  /**
+   * Ends every send still in flight now: each resolves as a failure (`hub shut down before the
+   * answer came`), which the worker records; the message was possibly received, so it is retried.
+   */
+  async abortAll(): Promise<void> {
+    if (this.aborted) return;
+    this.aborted = true;
+    await this.agent.destroy(new Error('hub shut down before the answer came')).catch(() => {});
+  }
+
   close(): Promise<void> {
-    return this.agent.close();
+    return this.aborted ? Promise.resolve() : this.agent.close();
   }
 }
 

@@ -12,7 +12,8 @@
  * - The loop never spins: it wakes on NOTIFY (new work, or a message whose predecessor was just
  *   delivered), when a send ends while it waits for room, when a failure was recorded (its retry
  *   may be due soon), or at the next due time (at most `pollMs` away).
- * - stop() claims nothing more, gives back rows not yet sent, and waits (bounded) for sends in flight.
+ * - stop() claims nothing more, gives back rows not yet sent, waits (bounded) for sends in flight,
+ *   then ends those still unanswered and records them as failed attempts, to be retried.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
@@ -53,6 +54,8 @@ export interface WorkerOptions {
   vacuumAfterRows?: number;
 }
 
+/** How long stop() waits, after ending the sends still in flight, for their outcomes to be recorded. */
+const ABORTED_RECORD_MS = 5_000;
 const SLOW_CLAIM_MS = 15;
 /** Least time between two vacuums started by a slow claim, and by the outcomes' count. */
 const SLOW_CLAIM_MAINTENANCE_MS = 30_000;
@@ -66,7 +69,7 @@ export class DeliveryWorker {
   private readonly pollMs: number;
   private readonly stopTimeoutMs: number;
   /** Every claimed row until its outcome is recorded (or it is released). */
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
   /** Rows being prepared and sent: what `concurrency` limits. */
   private sending = 0;
   /** Slots promised to new messages of this process that are being committed (see reserve). */
@@ -121,7 +124,10 @@ export class DeliveryWorker {
     );
   }
 
-  /** Stops claiming, releases what was not sent yet, waits up to stopTimeoutMs for sends in flight. */
+  /**
+   * Stops claiming, releases what was not sent yet, waits up to stopTimeoutMs for sends in flight,
+   * then ends the rest and records them; resolves before the caller closes the database.
+   */
   stop(): Promise<void> {
     this.stopped ??= this.shutdown();
     return this.stopped;
@@ -192,21 +198,35 @@ export class DeliveryWorker {
     this.wake();
     await this.running;
     await this.unlisten?.().catch(() => {});
+    await this.settle(this.stopTimeoutMs);
     if (this.inFlight.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.stopTimeoutMs);
-      });
-      await Promise.race([Promise.allSettled([...this.inFlight.values()]), timeout]);
-      clearTimeout(timer);
+      // Sends still waiting for an answer end now, as failures that are recorded (and retried):
+      // left to finish later, their answers would find the database closed and be lost.
+      this.o.log.warn(
+        { inFlight: this.inFlight.size },
+        'delivery worker stopping: ending sends still waiting for an answer; they will be retried',
+      );
+      await Promise.all([this.o.sender.abortAll(), this.o.mailer?.abortAll()]);
+      await this.settle(ABORTED_RECORD_MS);
     }
     if (this.inFlight.size > 0) {
       this.o.log.warn(
         { inFlight: this.inFlight.size },
-        'delivery worker stopped with sends in flight; their leases will run out and they will be retried',
+        'delivery worker stopped with outcomes unrecorded; their leases will run out and they will be retried',
       );
     }
     if (this.running) this.o.log.info('delivery worker stopped');
+  }
+
+  /** Waits until nothing is in flight (every outcome recorded), or `ms`. */
+  private async settle(ms: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    await Promise.race([Promise.allSettled([...this.inFlight]), timeout]);
+    clearTimeout(timer);
   }
 
   private async loop(): Promise<void> {
@@ -309,16 +329,18 @@ export class DeliveryWorker {
   /** `batch` is shared by the rows of one claim: what they read about a recipient is read once. */
   private launch(d: store.ClaimedDelivery, batch: RecipientMemo): void {
     this.sending++;
-    const job = this.process(d, batch)
+    // A set of jobs, not a map by row: a row claimed again while its first send still runs (its
+    // lease ran out) is two jobs, and stop() waits for both.
+    const job: Promise<void> = this.process(d, batch)
       .catch((err) => {
         // Recording failed (database gone?): the lease runs out and the row is retried.
         this.o.log.error({ err, deliveryId: d.id }, 'delivery worker: could not record an attempt');
       })
       .finally(() => {
-        this.inFlight.delete(d.id);
+        this.inFlight.delete(job);
         this.roomFreed();
       });
-    this.inFlight.set(d.id, job);
+    this.inFlight.add(job);
   }
 
   private async release(held: store.ClaimedDelivery[]): Promise<void> {
