@@ -17,6 +17,7 @@ import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliver
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
 import { registerAuth } from './http/auth.js';
+import { UUID } from './http/cursor.js';
 import { serializeError } from './http/error-log.js';
 import { AppError } from './http/errors.js';
 import { registerJsonBody } from './http/json-body.js';
@@ -80,7 +81,11 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true },
+      // Ajv's `uuid` also takes a `urn:uuid:` prefix, which a uuid column refuses (it was a 500).
+      onCreate: (ajv) => ajv.addFormat('uuid', UUID),
+    },
     schemaController: { compilersFactory: lazyCompilers() },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();

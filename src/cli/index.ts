@@ -13,6 +13,7 @@ import type { Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/lock.js';
 import { openDatabase } from '../db/open.js';
 import type { DirectoryService } from '../directory/service.js';
+import { UUID } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
@@ -124,8 +125,6 @@ async function withDirectory(
     await db.close();
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function uuidArgument(value: string): string {
   if (!UUID.test(value))

@@ -6,7 +6,8 @@
  */
 import { recordAudit } from '../audit/store.js';
 import type { Database } from '../db/database.js';
-import { AppError, validationFailed } from '../http/errors.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import { AppError } from '../http/errors.js';
 import type { WebhookPreparer } from './prepare.js';
 import type { Delivery, DeliveryQuery, Email, EmailQuery, TestEventResult } from './schemas.js';
 import type { WebhookSender } from './sender.js';
@@ -149,25 +150,4 @@ function toDelivery(d: store.DeliveryRecord, attemptLog: store.AttemptRecord[]):
     deliveredAt: d.deliveredAt,
     attemptLog,
   };
-}
-
-function encodeCursor(at: string, id: string): string {
-  return Buffer.from(JSON.stringify([at, id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { at: string; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      typeof at === 'string' &&
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at) &&
-      typeof id === 'string' &&
-      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)
-    ) {
-      return { at, id };
-    }
-  } catch {
-    // fall through to the validation error
-  }
-  throw validationFailed([{ path: '/querystring/cursor', message: 'is not a cursor this API returned' }]);
 }

@@ -79,6 +79,12 @@ function toAppError(error: FastifyError): AppError {
         'VALIDATION_FAILED',
         'The request contains a character that cannot be stored (such as NUL).',
       );
+    // A value the schemas let through but the database cannot take (a date out of its range,
+    // say): the request's fault, even if no check caught it first.
+    case '22P02':
+    case '22007':
+    case '22008':
+      return new AppError('VALIDATION_FAILED', 'A value in the request is out of range or malformed.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 256 KiB.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -14,6 +14,7 @@ import { GroupCommit } from '../db/group-commit.js';
 import { enqueue, type OutboxMessage, type WrittenMessage } from '../deliveries/outbox.js';
 import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError, notFound, validationFailed } from '../http/errors.js';
 import { DECLINE_CATEGORIES } from './decline.js';
 import type {
@@ -343,7 +344,7 @@ export class TransactionService {
       asset: q.asset,
       createdAfter: q.createdAfter,
       createdBefore: q.createdBefore,
-      after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
+      after: q.cursor === undefined ? undefined : afterCursor(q.cursor),
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
@@ -369,10 +370,12 @@ export class TransactionService {
         actor: orgId,
         action: 'transaction.pii_read',
         subjectType: 'transaction',
-        subjectId: ref,
+        subjectId: t.ref,
         details: { role: orgId === t.originatorId ? 'originator' : 'beneficiary' },
       });
-      return { transactionRef: ref, pii: (await this.decryptPii(tx, ref)) as object };
+      // The stored ref, not the one in the path: a UUID matches in either case, but the sealed
+      // data is bound to the ref exactly as it was issued (lower case).
+      return { transactionRef: t.ref, pii: (await this.decryptPii(tx, t.ref)) as object };
     });
   }
 
@@ -569,22 +572,7 @@ function toSummary(t: store.TransactionRecord): TransactionSummary {
   };
 }
 
-function encodeCursor(createdAt: string, ref: string): string {
-  return Buffer.from(JSON.stringify([createdAt, ref])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; ref: string } {
-  try {
-    const [createdAt, ref] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      typeof createdAt === 'string' &&
-      !Number.isNaN(Date.parse(createdAt)) &&
-      /^[0-9a-f-]{36}$/.test(ref)
-    ) {
-      return { createdAt, ref };
-    }
-  } catch {
-    // fall through to the validation error
-  }
-  throw validationFailed([{ path: '/querystring/cursor', message: 'is not a cursor this API returned' }]);
+function afterCursor(cursor: string): { createdAt: string; ref: string } {
+  const { at, id } = decodeCursor(cursor);
+  return { createdAt: at, ref: id };
 }

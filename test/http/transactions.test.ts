@@ -280,6 +280,46 @@ eachBackend(
       assertProblem(await read(randomUUID(), originator.apiKey), 404, 'NOT_FOUND');
     });
 
+    it('takes a reference in either case, and answers 400 (not 500) for ids, cursors and dates the database cannot take', async () => {
+      await setup();
+      const body = mainRequest(beneficiary.vaspDid);
+      const ref: string = (await initiate(body)).body.transactionRef;
+      const upper = ref.toUpperCase();
+      assert.equal((await read(upper, originator.apiKey)).body.transactionRef, ref);
+      // The personal data is sealed to the ref as issued; the path's spelling must not matter.
+      const pii = await hub().request('GET', `/v1/transactions/${upper}/pii`, { key: originator.apiKey });
+      assert.equal(pii.status, 200, pii.text);
+      assert.equal(pii.body.transactionRef, ref);
+      assert.deepEqual(pii.body.pii, body.pii);
+
+      const cursor = (at: unknown, id: unknown) =>
+        Buffer.from(JSON.stringify([at, id])).toString('base64url');
+      const bad: [string, string, Json?][] = [
+        ['GET', `/v1/transactions/urn:uuid:${ref}`],
+        ['GET', `/v1/transactions/urn:uuid:${ref}/pii`],
+        ['POST', '/v1/transactions/confirm', { transactionRef: `urn:uuid:${ref}` }],
+        ['GET', `/v1/webhooks/deliveries?transactionRef=urn:uuid:${ref}`],
+        ['GET', '/v1/transactions?createdAfter=0000-01-01T00:00:00Z'],
+        ['GET', `/v1/transactions?cursor=${cursor('2026-01-01T00:00:00Z', '-'.repeat(36))}`],
+        ['GET', `/v1/transactions?cursor=${cursor('1', ref)}`],
+        ['GET', `/v1/transactions?cursor=${cursor('0000-01-01T00:00:00.000Z', ref)}`],
+        ['GET', `/v1/webhooks/deliveries?cursor=${cursor('2026-01-01T00:00:00.000000Z', `urn:uuid:${ref}`)}`],
+      ];
+      for (const [method, path, json] of bad) {
+        const res = await hub().request(method, path, { key: originator.apiKey, body: json });
+        assertProblem(res, 400, 'VALIDATION_FAILED');
+      }
+      const notify = { ...notifyRequest(randomUUID()), beneficiaryVASPid: `urn:uuid:${randomUUID()}` };
+      assertProblem(await initiate(notify), 400, 'VALIDATION_FAILED');
+      assertProblem(
+        await hub().request('GET', `/v1/admin/organizations/urn:uuid:${originator.id}`, {
+          key: hub().adminKey,
+        }),
+        400,
+        'VALIDATION_FAILED',
+      );
+    });
+
     it('lists the caller’s transactions newest first with filters and keyset pages', async () => {
       await setup();
       const a = await hub().createOrg({ travelEndpoint: 'https://a.example' });
