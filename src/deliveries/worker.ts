@@ -141,16 +141,16 @@ export class DeliveryWorker {
 
   /**
    * Hand-off, for messages this process is about to commit (new initiations): reserves room for
-   * up to `n` of them and says until when to write them leased to this worker. The caller writes
-   * that many with `next_attempt_at = leaseUntil`, then gives the committed rows to take() (or the
-   * count back to cancel()). They go out at once, without a claim round trip; if this process dies
+   * up to `n` of them and says for how long to write them leased to this worker. The caller writes
+   * that many leased until the database's clock plus `leaseMs`, then gives the committed rows and
+   * that time to take() (or the count back to cancel()). They go out at once, without a claim round trip; if this process dies
    * first, their lease runs out and any worker sends them, as with a claimed row.
    * Rows beyond the room, or while the worker is not running, are written due and claimed as usual.
    */
-  reserve(n: number): { count: number; leaseUntil: Date } {
+  reserve(n: number): { count: number; leaseMs: number } {
     const count = this.isRunning ? Math.max(0, Math.min(n, this.freeSlots())) : 0;
     this.reserved += count;
-    return { count, leaseUntil: new Date(Date.now() + this.leaseMs) };
+    return { count, leaseMs: this.leaseMs };
   }
 
   /** The committed webhooks of a reserve(), leased until `leaseUntil`: sent now (or released, if stopping). */

@@ -60,7 +60,8 @@ const DEFAULT_PAGE = 50;
  */
 export interface LocalWorker {
   wake(): void;
-  reserve(n: number): { count: number; leaseUntil: Date };
+  /** Room for up to `n` messages, to be written leased for `leaseMs` (by the database's clock). */
+  reserve(n: number): { count: number; leaseMs: number };
   take(written: WrittenMessage[], leaseUntil: Date): void;
   cancel(n: number): void;
 }
@@ -107,10 +108,10 @@ export class TransactionService {
     const webhooks = items.filter((i) => i.message.channel === 'webhook');
     const grant = worker?.reserve(webhooks.length);
     const leased = {
-      until: grant?.leaseUntil ?? new Date(),
+      ms: grant?.leaseMs ?? 0,
       items: new Set(webhooks.slice(0, grant?.count ?? 0)),
     };
-    let written: WrittenMessage[];
+    let written: { messages: WrittenMessage[]; leaseUntil: Date };
     try {
       written = await store.insertInitiations(this.db, items, {
         leased,
@@ -122,8 +123,8 @@ export class TransactionService {
     }
     if (!worker || leased.items.size === 0) return 0;
     worker.take(
-      written.filter((_, i) => leased.items.has(items[i]!)),
-      leased.until,
+      written.messages.filter((_, i) => leased.items.has(items[i]!)),
+      written.leaseUntil,
     );
     return leased.items.size;
   }

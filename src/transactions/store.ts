@@ -66,29 +66,38 @@ export interface Initiation {
  * NEW history rows and their outbox messages. A single statement is atomic on its own, and
  * one round trip however many rows it carries. With `notify` the same statement NOTIFYs the
  * workers (sent at commit), for messages that no worker in this process was handed.
- * The messages of `leased.items` are written already leased until `leased.until`, for a worker
- * in this process to send without claiming them (see DeliveryWorker.reserve); the others are
- * due at once.
+ * The messages of `leased.items` are written already leased for `leased.ms`, for a worker in
+ * this process to send without claiming them (see DeliveryWorker.reserve); the others are due at
+ * once. The lease ends by the database's clock, as a claim's does: another worker compares it
+ * with that clock, whatever this host's says. Returns it, the token the worker records under.
  */
 export async function insertInitiations(
   q: Queryable,
   items: Initiation[],
-  opts: { notify: boolean; leased?: { until: Date; items: ReadonlySet<Initiation> } },
-): Promise<WrittenMessage[]> {
+  opts: { notify: boolean; leased?: { ms: number; items: ReadonlySet<Initiation> } },
+): Promise<{ messages: WrittenMessage[]; leaseUntil: Date }> {
   const { leased } = opts;
   let at = 0;
   const rows = items.map((item) => {
-    const row = initiationRow(item, at, leased?.items.has(item) ? leased.until : undefined);
+    const row = initiationRow(item, at, leased?.items.has(item) ?? false);
     at += item.sealedPii.length;
     return row;
   });
   const sealed = Buffer.concat(items.map((i) => i.sealedPii));
-  await q.query(INSERT_INITIATIONS, [JSON.stringify(rows), sealed, opts.notify]);
-  return rows.map((r, i) => ({
-    deliveryId: r.delivery_id,
-    messageId: r.message_id,
-    message: items[i]!.message,
-  }));
+  const [result] = await q.query<{ lease_until: unknown }>(INSERT_INITIATIONS, [
+    JSON.stringify(rows),
+    sealed,
+    opts.notify,
+    leased?.ms ?? 0,
+  ]);
+  return {
+    messages: rows.map((r, i) => ({
+      deliveryId: r.delivery_id,
+      messageId: r.message_id,
+      message: items[i]!.message,
+    })),
+    leaseUntil: new Date(toIso(result!.lease_until)),
+  };
 }
 
 /**
@@ -96,7 +105,7 @@ export async function insertInitiations(
  * blobs go as one binary parameter, which each row cuts its own out of (`pii_at`, 0-based), so
  * the database neither parses them as JSON strings nor decodes base64.
  */
-function initiationRow({ record: t, sealedPii, message: m }: Initiation, piiAt: number, leaseUntil?: Date) {
+function initiationRow({ record: t, sealedPii, message: m }: Initiation, piiAt: number, leased: boolean) {
   return {
     ref: t.ref,
     protocol: t.protocol,
@@ -121,7 +130,7 @@ function initiationRow({ record: t, sealedPii, message: m }: Initiation, piiAt: 
     recipient_id: m.channel === 'webhook' ? m.organizationId : null,
     email_to: m.channel === 'email' ? m.emailTo : null,
     payload: m.payload,
-    lease_until: leaseUntil?.toISOString() ?? null,
+    leased,
   };
 }
 
@@ -131,7 +140,11 @@ export const INSERT_INITIATIONS = `WITH input AS (
          beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
          origin_address text, destination_address text, tx_hash text, notification_email text,
          pii_at integer, pii_len integer, delivery_id uuid, message_id text, channel text, event text,
-         recipient_id uuid, email_to text, payload jsonb, lease_until timestamptz)
+         recipient_id uuid, email_to text, payload jsonb, leased boolean)
+     ), lease AS (
+       -- Milliseconds, as the worker's token (a Date) holds it; the same for every row.
+       SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $4::float8 / 1000))
+         AS until
      ), t AS (
        INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
          beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
@@ -147,9 +160,10 @@ export const INSERT_INITIATIONS = `WITH input AS (
        INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload,
          next_attempt_at)
        SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload,
-         coalesce(lease_until, clock_timestamp()) FROM input
+         CASE WHEN leased THEN (SELECT until FROM lease) ELSE clock_timestamp() END FROM input
      )
-     SELECT count(*)::int AS n, CASE WHEN $3::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS woke
+     SELECT count(*)::int AS n, (SELECT until FROM lease) AS lease_until,
+            CASE WHEN $3::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS woke
        FROM input`;
 
 /** Reads a transaction; `lock` takes a row lock until the surrounding transaction ends. */
