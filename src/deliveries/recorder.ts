@@ -11,8 +11,11 @@
  *   (hooks.deliveryOutcomes) in the same database transaction, all or nothing.
  * - If a batch cannot commit (a hook failed), each of its results is recorded on its own, so one
  *   bad delivery cannot hold up the others; a success whose consequences still fail is recorded as
- *   a failed attempt and sent again (same message id) rather than lost.
+ *   a failed attempt and sent again (same message id) rather than lost, even past the schedule's
+ *   end: the receiver answered, so it never becomes FAILED on that account.
  * - A failure plans the next attempt (schedule ±20 %, Retry-After honoured but clamped) or FAILED.
+ * - Metrics and logs count only results whose lease still held; a late result of a worker that
+ *   lost its lease changes nothing but its attempt row.
  */
 import type { Database, Queryable } from '../db/database.js';
 import type { DeliveryHooks } from './hooks.js';
@@ -25,6 +28,8 @@ import type { WorkerLog } from './worker.js';
 interface Pending {
   d: store.ClaimedDelivery;
   result: SendResult;
+  /** Delivered, but its consequences could not be committed: the hub's failure, not the receiver's. */
+  unrecorded?: boolean;
   done: (err?: unknown) => void;
   /** performance.now() when the result was queued. */
   at: number;
@@ -111,6 +116,7 @@ export class ResultRecorder {
     }
     const retry: Pending = {
       ...item,
+      unrecorded: true,
       result: { ...item.result, ok: false, error: 'delivered, but the outcome could not be recorded' },
     };
     try {
@@ -149,12 +155,15 @@ export class ResultRecorder {
       tx,
       held.map((d) => ({ event: d.event, channel: d.channel, transactionRef: d.transactionRef })),
     );
-    return items.map((i) => [i.d.id, 'delivered']);
+    return held.map((d) => [d.id, 'delivered']);
   }
 
   private async recordFailures(tx: Queryable, items: Pending[]): Promise<[string, AttemptOutcome][]> {
+    const schedule = [...this.o.retrySchedule];
     const planned = items.map((i) => {
-      const wait = nextAttemptDelay([...this.o.retrySchedule], i.d.attempts + 1);
+      const wait =
+        nextAttemptDelay(schedule, i.d.attempts + 1) ??
+        (i.unrecorded ? nextAttemptDelay(schedule, schedule.length) : null);
       return {
         d: i.d,
         attempt: { ...attemptOf(i.result), error: i.result.error ?? 'failed' },
@@ -162,7 +171,7 @@ export class ResultRecorder {
       };
     });
     const statuses = await store.markFailedMany(tx, planned);
-    return items.map((i) => [i.d.id, statuses.get(i.d.id) === 'FAILED' ? 'failed' : 'retrying']);
+    return [...statuses].map(([id, status]) => [id, status === 'FAILED' ? 'failed' : 'retrying']);
   }
 
   private report({ d, result }: Pending, outcome: AttemptOutcome): void {

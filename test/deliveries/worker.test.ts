@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import type { Database, Queryable } from '../../src/db/database.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
 import { enqueue, OUTBOX_CHANNEL } from '../../src/deliveries/outbox.js';
+import { ResultRecorder } from '../../src/deliveries/recorder.js';
 import * as store from '../../src/deliveries/store.js';
 import type { InitiateRequest } from '../../src/transactions/schemas.js';
 import { TransactionService } from '../../src/transactions/service.js';
@@ -219,6 +220,37 @@ eachBackend(
       assert.equal(attempts[0]!.n, 2, 'both attempts are in the log');
     });
 
+    it('counts in its metrics only the results whose lease still held', async () => {
+      const { originator, beneficiary } = await setup();
+      const refs = [await initiate(originator, beneficiary), await initiate(originator, beneficiary)];
+      const claimed = await claimOf(...refs);
+      assert.equal(claimed.length, 2);
+      // Both leases run out and another worker takes both over: these results come too late.
+      await hub().db.query(
+        `UPDATE deliveries SET next_attempt_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])`,
+        [claimed.map((d) => d.id)],
+      );
+      assert.equal((await claimOf(...refs)).length, 2);
+      const counted: string[] = [];
+      const recorder = new ResultRecorder({
+        db: hub().db,
+        hooks: fakeHooks(),
+        metrics: { attempt: ({ outcome }) => counted.push(outcome) },
+        log: silent,
+        retrySchedule: [100],
+      });
+      await Promise.all([
+        recorder.record(claimed[0]!, { ok: true, statusCode: 200, latencyMs: 1, error: null }),
+        recorder.record(claimed[1]!, { ok: false, statusCode: 500, latencyMs: 1, error: 'HTTP 500' }),
+      ]);
+      assert.deepEqual(counted, []);
+      const attempts = await hub().db.query(
+        'SELECT count(*)::int AS n FROM delivery_attempts WHERE delivery_id = ANY($1::uuid[])',
+        [claimed.map((d) => d.id)],
+      );
+      assert.equal(attempts[0]!.n, 2, 'the attempts are in the log');
+    });
+
     it('records a success whose consequences fail as a failed attempt and sends it again', async (t) => {
       const { receiver, originator, beneficiary } = await setup();
       const hooks = fakeHooks();
@@ -232,6 +264,21 @@ eachBackend(
       const got = receiver.to('/b/v1/notify/received');
       assert.equal(got.length, 2);
       assert.equal(got[0]!.headers['webhook-id'], got[1]!.headers['webhook-id']);
+      assert.deepEqual(hooks.of([ref]), [{ event: 'received', channel: 'webhook', transactionRef: ref }]);
+    });
+
+    it('never gives up on a message the receiver took because the hub could not record it', async (t) => {
+      const { receiver, originator, beneficiary } = await setup();
+      const hooks = fakeHooks();
+      const ref = await initiate(originator, beneficiary);
+      // On its last attempt of the schedule (100ms ×3 in these tests: four in all).
+      await hub().db.query('UPDATE deliveries SET attempts = 3 WHERE transaction_ref = $1', [ref]);
+      hooks.failFor.set(ref, 2);
+      const e = await start(t, hooks);
+      await eventually(async () => (await deliveryRows(ref))[0]?.status === 'DELIVERED', 'DELIVERED');
+      await e.close();
+      assert.deepEqual(await deliveryRows(ref), [{ event: 'received', status: 'DELIVERED', attempts: 5 }]);
+      assert.equal(receiver.to('/b/v1/notify/received').length, 2);
       assert.deepEqual(hooks.of([ref]), [{ event: 'received', channel: 'webhook', transactionRef: ref }]);
     });
 
