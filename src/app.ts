@@ -150,10 +150,15 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       max: config.rateLimit,
       timeWindow: 1000,
       cache: 20_000,
-      keyGenerator: (req) => {
-        const key = req.headers['x-api-key'];
-        return typeof key === 'string' && key.length > 0 ? `key:${key}` : `ip:${req.ip}`;
-      },
+      // By who the caller turned out to be (this check runs after authentication), never by the
+      // raw header: unchecked header values as bucket names let anyone fill the store (and dodge
+      // the per-address limit) outside /v1.
+      keyGenerator: (req) =>
+        req.auth?.kind === 'org'
+          ? `key:${req.auth.keyId}`
+          : req.auth?.kind === 'operator'
+            ? 'operator'
+            : `ip:${req.ip}`,
       errorResponseBuilder: () =>
         new AppError('RATE_LIMITED', 'Too many requests for this API key; retry later.'),
     });

@@ -28,39 +28,42 @@ export function registerParticipantCommands(program: Command) {
       [],
     )
     .option('--private-key <file>', 'PEM private key for BASIC encrypted personal data')
-    .action(async (o: { port: number; host: string; secret: string[]; privateKey?: string }) => {
-      const { createReceiver } = await import('../participant/receiver.js');
-      const { decodeWebhookSecret } = await import('../deliveries/signing.js');
-      for (const secret of o.secret) {
-        try {
-          decodeWebhookSecret(secret);
-        } catch (err) {
-          throw new InvalidArgumentError(`--secret: ${(err as Error).message}`);
+    .option('--show-pii', 'print the names in decrypted personal data (by default only how many persons)')
+    .action(
+      async (o: { port: number; host: string; secret: string[]; privateKey?: string; showPii?: boolean }) => {
+        const { createReceiver } = await import('../participant/receiver.js');
+        const { decodeWebhookSecret } = await import('../deliveries/signing.js');
+        for (const secret of o.secret) {
+          try {
+            decodeWebhookSecret(secret);
+          } catch (err) {
+            throw new InvalidArgumentError(`--secret: ${(err as Error).message}`);
+          }
         }
-      }
-      const privateKeyPem = o.privateKey ? readFileSync(o.privateKey, 'utf8') : undefined;
-      if (privateKeyPem !== undefined) {
-        try {
-          createPrivateKey(privateKeyPem);
-        } catch {
-          throw new InvalidArgumentError(`--private-key: ${o.privateKey} holds no PEM private key`);
+        const privateKeyPem = o.privateKey ? readFileSync(o.privateKey, 'utf8') : undefined;
+        if (privateKeyPem !== undefined) {
+          try {
+            createPrivateKey(privateKeyPem);
+          } catch {
+            throw new InvalidArgumentError(`--private-key: ${o.privateKey} holds no PEM private key`);
+          }
         }
-      }
-      const server = createReceiver({ secrets: o.secret, privateKeyPem });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(o.port, o.host, () => {
-          server.off('error', reject);
-          resolve();
+        const server = createReceiver({ secrets: o.secret, privateKeyPem, showPii: o.showPii === true });
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(o.port, o.host, () => {
+            server.off('error', reject);
+            resolve();
+          });
         });
-      });
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : o.port;
-      process.stdout.write(`receiver listening on http://${o.host}:${port}/v1/notify/<event>\n`);
-      const stop = () => server.close(() => process.exit(0));
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
-    });
+        const address = server.address();
+        const port = typeof address === 'object' && address ? address.port : o.port;
+        process.stdout.write(`receiver listening on http://${o.host}:${port}/v1/notify/<event>\n`);
+        const stop = () => server.close(() => process.exit(0));
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+      },
+    );
 }
 
 function collect(value: string, previous: string[]): string[] {

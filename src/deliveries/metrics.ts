@@ -13,6 +13,8 @@ export interface DeliveryMetrics {
   attempt(labels: { event: string; channel: string; outcome: AttemptOutcome }, seconds: number): void;
 }
 
+const STATS_MAX_AGE_MS = 1000;
+
 export function registerDeliveryMetrics(registry: Registry, db: Queryable): DeliveryMetrics {
   const outcomes = new Counter({
     name: 'hub_deliveries_total',
@@ -28,16 +30,15 @@ export function registerDeliveryMetrics(registry: Registry, db: Queryable): Deli
     registers: [registry],
   });
 
-  // One query serves both gauges of a scrape.
+  // One query serves both gauges, and every scrape within a second: /metrics needs no key, and
+  // the count reads every PENDING row, so a client polling it must not cost a query each time.
   let pending: Promise<{ depth: number; oldestDueAgeSeconds: number }> | undefined;
+  let fresh = 0;
   const stats = () => {
-    pending ??= queueStats(db)
-      .catch(() => ({ depth: Number.NaN, oldestDueAgeSeconds: Number.NaN }))
-      .finally(() => {
-        setImmediate(() => {
-          pending = undefined;
-        });
-      });
+    if (!pending || performance.now() - fresh > STATS_MAX_AGE_MS) {
+      fresh = performance.now();
+      pending = queueStats(db).catch(() => ({ depth: Number.NaN, oldestDueAgeSeconds: Number.NaN }));
+    }
     return pending;
   };
   new Gauge({

@@ -18,6 +18,12 @@ import { DirectoryCache } from './cache.js';
 import type { CreateOrganization, Organization, UpdateOrganization } from './schemas.js';
 import * as store from './store.js';
 
+/**
+ * Active API keys one organization may hold: plenty for one per service and environment, and a
+ * bound on what a leaked or buggy key can pile up (every key is a row and a line of its list).
+ */
+export const MAX_ACTIVE_API_KEYS = 50;
+
 /** How long a rotated-out webhook secret keeps signing (SPEC §5). */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -104,6 +110,12 @@ export class DirectoryService {
     const keyId = randomUUID();
     await this.write(async (tx) => {
       if (!(await store.findOrganization(tx, organizationId))) throw notFound('The organization');
+      if ((await store.countActiveApiKeys(tx, organizationId)) >= MAX_ACTIVE_API_KEYS) {
+        throw new AppError(
+          'INVALID_STATE',
+          `The organization already has ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before issuing another.`,
+        );
+      }
       await store.insertApiKey(tx, { id: keyId, organizationId, ...key });
       await recordAudit(tx, {
         actor,
@@ -153,7 +165,7 @@ export class DirectoryService {
     await this.revokeApiKey(keyId, `org:${organizationId}`, organizationId);
   }
 
-  /** Issues a new webhook secret; the previous ones keep signing for SECRET_OVERLAP_MS. */
+  /** Issues a new webhook secret; the previous one keeps signing for SECRET_OVERLAP_MS, older ones stop. */
   async rotateWebhookSecret(organizationId: string, actor: Actor) {
     const webhookSecret = generateWebhookSecret();
     const until = new Date(Date.now() + SECRET_OVERLAP_MS);

@@ -105,6 +105,14 @@ export async function listApiKeys(q: Queryable, organizationId: string): Promise
   return rows.map(toApiKey);
 }
 
+export async function countActiveApiKeys(q: Queryable, organizationId: string): Promise<number> {
+  const rows = await q.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL',
+    [organizationId],
+  );
+  return rows[0]!.n;
+}
+
 /** Revokes a key; returns the revoked key, or undefined when it does not exist. */
 export async function revokeApiKey(q: Queryable, keyId: string): Promise<ApiKeyRecord | undefined> {
   const rows = await q.query(
@@ -139,11 +147,15 @@ export async function insertWebhookSecret(
   ]);
 }
 
-/** Puts an expiry on every still-open secret of the org (the start of a rotation). */
+/**
+ * The start of a rotation: the current secret (the open one) keeps signing until `until`; any
+ * older one still overlapping from an earlier rotation ends now. So at most two ever sign, and
+ * rotating twice retires a leaked secret at once.
+ */
 export async function expireWebhookSecrets(q: Queryable, organizationId: string, until: Date): Promise<void> {
   await q.query(
-    `UPDATE webhook_secrets SET expires_at = $2
-      WHERE organization_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
+    `UPDATE webhook_secrets SET expires_at = CASE WHEN expires_at IS NULL THEN $2 ELSE now() END
+      WHERE organization_id = $1 AND (expires_at IS NULL OR expires_at > now())`,
     [organizationId, until],
   );
 }

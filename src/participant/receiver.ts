@@ -26,6 +26,8 @@ export interface ReceiverOptions {
   /** PEM private key matching the public key registered with the hub (for BASIC). */
   privateKeyPem?: string;
   onEvent?: (e: ReceivedEvent) => void;
+  /** The default printer names the persons of decrypted personal data only with this set. */
+  showPii?: boolean;
   /** How many webhook ids to remember for de-duplication. */
   remember?: number;
 }
@@ -33,7 +35,9 @@ export interface ReceiverOptions {
 export function createReceiver(options: ReceiverOptions): Server {
   const seen = new Set<string>();
   const remember = options.remember ?? 10_000;
-  const onEvent = options.onEvent ?? ((e: ReceivedEvent) => process.stdout.write(`${describeEvent(e)}\n`));
+  const onEvent =
+    options.onEvent ??
+    ((e: ReceivedEvent) => process.stdout.write(`${describeEvent(e, options.showPii ?? false)}\n`));
 
   return createServer((req, res) => {
     handle(req, res).catch(() => reply(res, 500, { status: 'error' }));
@@ -71,8 +75,11 @@ export function createReceiver(options: ReceiverOptions): Server {
   }
 }
 
-/** One readable line (or two, with personal data) per event. */
-export function describeEvent(e: ReceivedEvent): string {
+/**
+ * One readable line per event, and a second when it carried personal data: how many persons it
+ * names, or (with `showPii`, for a demo) their names. Terminals are logged; names are not by default.
+ */
+export function describeEvent(e: ReceivedEvent, showPii = false): string {
   const p = e.payload;
   const time = new Date().toISOString().slice(11, 19);
   const head = `[${time}] ${e.event.padEnd(14)} ${p.transactionRef ?? ''}`;
@@ -87,8 +94,16 @@ export function describeEvent(e: ReceivedEvent): string {
   } else if (e.event === 'confirmed-data') {
     line += ` ${p.status} from ${p.originatorVASPdid}`;
   }
-  const names = e.pii ? personNames(e.pii) : '';
-  return names ? `${line}\n           personal data: ${names}` : line;
+  if (!e.pii) return line;
+  return `${line}\n           personal data: ${showPii ? personNames(e.pii) : personCount(e.pii)}`;
+}
+
+function personCount(pii: any): string {
+  const count = (persons: unknown) => (Array.isArray(persons) ? persons.length : 0);
+  return (
+    `originator ${count(pii.originator?.originatorPersons)} person(s), beneficiary ` +
+    `${count(pii.beneficiary?.beneficiaryPersons)} person(s) (names hidden; --show-pii prints them)`
+  );
 }
 
 function personNames(pii: any): string {

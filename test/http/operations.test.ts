@@ -128,6 +128,19 @@ eachBackend(
       const known = await hub().request('GET', '/v1/organizations/me', { key: org.apiKey });
       assert.equal(known.status, 200, 'a key this process knows is not held back');
     });
+
+    it('limits requests outside /v1 by address, whatever x-api-key header they carry', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        // Each a different made-up header: before, each was a bucket of its own (never limited).
+        const res = await fetch(`${hub().url}/ui/`, {
+          headers: { 'x-api-key': randomBytes(2000).toString('base64url') },
+        });
+        statuses.push(res.status);
+        await res.arrayBuffer();
+      }
+      assert.ok(statuses.includes(429), statuses.join(','));
+    });
   },
   { HUB_RATE_LIMIT: '5' },
 );

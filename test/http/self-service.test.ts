@@ -117,6 +117,42 @@ eachBackend('self-service keys and webhook secret', (hub) => {
     assert.deepEqual(audit, [{ actor: `org:${org.id}` }]);
   });
 
+  it('keeps only the previous secret signing when it rotates twice', async () => {
+    const org = await hub().createOrg();
+    const first = await hub().request('POST', '/v1/organizations/me/webhook-secret', { key: org.apiKey });
+    const second = await hub().request('POST', '/v1/organizations/me/webhook-secret', { key: org.apiKey });
+    assert.equal(second.status, 201, second.text);
+    // A leaked original secret is retired by rotating twice, and secrets never pile up.
+    assert.deepEqual(await hub().hub.directory.webhookSecrets(org.id), [
+      second.body.webhookSecret,
+      first.body.webhookSecret,
+    ]);
+  });
+
+  it('holds at most 50 active API keys per organization', async () => {
+    const org = await hub().createOrg();
+    const issued: string[] = [];
+    for (let i = 1; i < 50; i++) {
+      const res = await hub().request('POST', '/v1/organizations/me/api-keys', { key: org.apiKey });
+      assert.equal(res.status, 201, res.text);
+      issued.push(res.body.keyId);
+    }
+    const over = await hub().request('POST', '/v1/organizations/me/api-keys', { key: org.apiKey });
+    assertProblem(over, 409, 'INVALID_STATE');
+    assert.match(over.body.detail, /50 active API keys/);
+    assertProblem(
+      await hub().admin('POST', `/v1/admin/organizations/${org.id}/api-keys`),
+      409,
+      'INVALID_STATE',
+    );
+    const revoked = await hub().request('DELETE', `/v1/organizations/me/api-keys/${issued[0]}`, {
+      key: org.apiKey,
+    });
+    assert.equal(revoked.status, 204);
+    const again = await hub().request('POST', '/v1/organizations/me/api-keys', { key: org.apiKey });
+    assert.equal(again.status, 201, 'room again once one is revoked');
+  });
+
   it('needs an organization key: none is 401, the operator key is 403', async () => {
     for (const [method, path] of [
       ['GET', '/v1/organizations/me/api-keys'],

@@ -436,4 +436,21 @@ eachBackend('webhook deliveries', (hub) => {
     assert.match(text, /hub_delivery_queue_depth \d+/);
     assert.match(text, /hub_delivery_oldest_due_age_seconds [\d.e+-]+/);
   });
+
+  it('counts the queue at most once a second, however often /metrics is scraped', async () => {
+    const depth = async () =>
+      Number(/hub_delivery_queue_depth (\d+)/.exec(await (await fetch(`${hub().url}/metrics`)).text())![1]);
+    const org = await hub().createOrg();
+    const before = await depth();
+    // A row added behind the hub's back shows only once the cached count is a second old.
+    await hub().db.query(
+      `INSERT INTO deliveries (id, message_id, channel, event, organization_id, payload, next_attempt_at)
+       VALUES (gen_random_uuid(), 'msg_metrics_' || md5(random()::text), 'webhook', 'ping', $1, '{}',
+               now() + interval '1 hour')`,
+      [org.id],
+    );
+    assert.equal(await depth(), before, 'a scrape within the second reuses the count');
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal(await depth(), before + 1);
+  });
 });
