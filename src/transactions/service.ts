@@ -15,7 +15,7 @@ import { enqueue, type OutboxMessage, type WrittenMessage } from '../deliveries/
 import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
-import { AppError, notFound, validationFailed } from '../http/errors.js';
+import { AppError, type ErrorCode, type FieldProblem, notFound, validationFailed } from '../http/errors.js';
 import { DECLINE_CATEGORIES } from './decline.js';
 import type {
   InitiateRequest,
@@ -50,7 +50,20 @@ export function requestHash(route: string, body: unknown): Buffer {
     .digest();
 }
 
-class IdempotencyRace extends Error {}
+/**
+ * Refusals that depend on the state of things, not on the request's form: the first answer to an
+ * Idempotency-Key even so, and replayed as such. (Malformed requests never reach a command.)
+ */
+const REPLAYED_REFUSALS = new Set<ErrorCode>([
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'INVALID_STATE',
+  'ALREADY_EXISTS',
+  'UNKNOWN_COUNTERPARTY',
+]);
+
+/** Expired Idempotency-Key records are deleted at most this often per process (when keys are used). */
+const IDEMPOTENCY_PURGE_MS = 60_000;
 
 const DEFAULT_PAGE = 50;
 
@@ -236,6 +249,8 @@ export class TransactionService {
         throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
       }
       await this.move(tx, t, to, { actorId: orgId, actor: t.originatorDid }, { txHash: body.txHash });
+      const setsTxHash = body.txHash !== undefined && t.txHash === null;
+      if (setsTxHash) await this.auditTxHash(tx, orgId, t.ref);
       const messages: OutboxMessage[] = [];
       if (await this.hasEndpoint(tx, t.beneficiaryId)) {
         messages.push(
@@ -247,7 +262,7 @@ export class TransactionService {
             beneficiaryVASPdid: t.beneficiaryDid,
           }),
         );
-        if (body.txHash !== undefined && t.txHash === null) {
+        if (setsTxHash) {
           messages.push(
             this.webhook(t.beneficiaryId!, t.ref, 'tx-hash', { transactionRef: t.ref, txHash: body.txHash }),
           );
@@ -312,12 +327,7 @@ export class TransactionService {
       if (t.txHash !== null || !(await store.setTxHash(tx, t.ref, body.txHash))) {
         throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
       }
-      await recordAudit(tx, {
-        actor: orgId,
-        action: 'transaction.tx_hash_set',
-        subjectType: 'transaction',
-        subjectId: t.ref,
-      });
+      await this.auditTxHash(tx, orgId, t.ref);
       if (t.beneficiaryId && (await this.hasEndpoint(tx, t.beneficiaryId))) {
         await enqueue(tx, [
           this.webhook(t.beneficiaryId, t.ref, 'tx-hash', { transactionRef: t.ref, txHash: body.txHash }),
@@ -327,9 +337,23 @@ export class TransactionService {
     });
   }
 
+  /** By the originator, after initiation: through confirm or the tx-hash command. */
+  private async auditTxHash(tx: Queryable, orgId: string, ref: string): Promise<void> {
+    await recordAudit(tx, {
+      actor: orgId,
+      action: 'transaction.tx_hash_set',
+      subjectType: 'transaction',
+      subjectId: ref,
+    });
+  }
+
+  /** The state and its history from one snapshot, so that they agree. */
   async get(orgId: string, ref: string): Promise<Transaction> {
-    const t = await this.partyView(this.db, orgId, ref);
-    return { ...toSummary(t), history: await store.history(this.db, ref) };
+    return this.db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      const t = await this.partyView(tx, orgId, ref, false);
+      return { ...toSummary(t), history: await store.history(tx, t.ref) };
+    });
   }
 
   async list(
@@ -434,7 +458,12 @@ export class TransactionService {
     return JSON.parse(openPii(this.masterKey, ref, sealed));
   }
 
-  /** Runs a command in one database transaction, replaying the first answer to an Idempotency-Key. */
+  /**
+   * Runs a command in one database transaction, replaying the first answer to an Idempotency-Key:
+   * a success, or a refusal that depended on the state (REPLAYED_REFUSALS). Requests with the same
+   * key run one at a time (an advisory lock), so a retry sent while the first still runs waits
+   * for its answer instead of meeting the state the first one left (a 409 where it should get 200).
+   */
   private async command<T>(
     orgId: string,
     idem: Idempotency | undefined,
@@ -443,25 +472,51 @@ export class TransactionService {
     if (!idem) return this.db.transaction(fn);
     const prior = await store.findIdempotent(this.db, orgId, idem.key);
     if (prior) return replay<T>(prior, idem);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const result = await fn(tx);
-        if (!(await store.saveIdempotent(tx, orgId, idem.key, idem.hash, result)))
-          throw new IdempotencyRace();
-        return result;
-      });
-    } catch (err) {
-      if (!(err instanceof IdempotencyRace)) throw err;
-      const winner = await store.findIdempotent(this.db, orgId, idem.key);
-      if (!winner)
-        throw new AppError('IDEMPOTENCY_CONFLICT', 'A request with this Idempotency-Key is in progress.');
-      return replay<T>(winner, idem);
-    }
+    this.purgeExpiredKeys();
+    const outcome = await this.db.transaction(
+      async (tx): Promise<{ replay: store.StoredResponse } | { result: T } | { refused: AppError }> => {
+        await store.lockIdempotencyKey(tx, orgId, idem.key);
+        const first = await store.findIdempotent(tx, orgId, idem.key);
+        if (first) return { replay: first };
+        await tx.query('SAVEPOINT command');
+        let answer: { result: T } | { refused: AppError };
+        try {
+          answer = { result: await fn(tx) };
+        } catch (err) {
+          if (!(err instanceof AppError && REPLAYED_REFUSALS.has(err.code))) throw err;
+          await tx.query('ROLLBACK TO SAVEPOINT command');
+          answer = { refused: err };
+        }
+        const stored =
+          'result' in answer
+            ? answer.result
+            : { code: answer.refused.code, detail: answer.refused.detail, errors: answer.refused.errors };
+        await store.saveIdempotent(tx, orgId, idem.key, idem.hash, stored, 'refused' in answer);
+        return answer;
+      },
+    );
+    if ('replay' in outcome) return replay<T>(outcome.replay, idem);
+    if ('refused' in outcome) throw outcome.refused;
+    return outcome.result;
   }
 
-  /** The transaction, locked, if the caller is a party; otherwise it does not exist (404). */
-  private async partyView(q: Queryable, orgId: string, ref: string) {
-    const t = await store.findTransaction(q, ref, q !== this.db);
+  private lastPurge = 0;
+
+  /** Deletes expired Idempotency-Key records in the background, at most every IDEMPOTENCY_PURGE_MS. */
+  private purgeExpiredKeys(): void {
+    if (Date.now() - this.lastPurge < IDEMPOTENCY_PURGE_MS) return;
+    this.lastPurge = Date.now();
+    void store.purgeIdempotent(this.db).catch(() => {
+      // the next keyed command tries again a minute later
+    });
+  }
+
+  /**
+   * The transaction if the caller is a party; otherwise it does not exist (404). Within a
+   * transaction it is locked unless `lock` says otherwise.
+   */
+  private async partyView(q: Queryable, orgId: string, ref: string, lock = q !== this.db) {
+    const t = await store.findTransaction(q, ref, lock);
     if (!t || (t.originatorId !== orgId && t.beneficiaryId !== orgId)) throw notFound('The transaction');
     return t;
   }
@@ -546,6 +601,10 @@ async function resolveBeneficiary(lookups: OrgLookups, originatorId: string, bod
 function replay<T>(prior: store.StoredResponse, idem: Idempotency): T {
   if (!prior.hash.equals(idem.hash)) {
     throw new AppError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with a different request.');
+  }
+  if (prior.failed) {
+    const refused = prior.response as { code: ErrorCode; detail: string; errors?: FieldProblem[] };
+    throw new AppError(refused.code, refused.detail, refused.errors);
   }
   return prior.response as T;
 }

@@ -330,6 +330,19 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
 export interface StoredResponse {
   hash: Buffer;
   response: unknown;
+  /** The command was refused; `response` is the problem's code, detail and errors. */
+  failed: boolean;
+}
+
+/**
+ * Serializes the requests of one organization with one key until the surrounding transaction
+ * ends: a retry sent while the first request still runs waits for it, then finds its record.
+ */
+export async function lockIdempotencyKey(q: Queryable, organizationId: string, key: string): Promise<void> {
+  await q.query(`SELECT pg_advisory_xact_lock(hashtextextended($1::text || '/' || $2::text, 0))`, [
+    organizationId,
+    key,
+  ]);
 }
 
 export async function findIdempotent(
@@ -338,12 +351,12 @@ export async function findIdempotent(
   key: string,
 ): Promise<StoredResponse | undefined> {
   const rows = await q.query(
-    `SELECT request_hash, response FROM idempotency_keys
+    `SELECT request_hash, response, failed FROM idempotency_keys
       WHERE organization_id = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
     [organizationId, key],
   );
   const r = rows[0];
-  return r && { hash: toBuffer(r.request_hash), response: r.response };
+  return r && { hash: toBuffer(r.request_hash), response: r.response, failed: r.failed === true };
 }
 
 /**
@@ -356,15 +369,31 @@ export async function saveIdempotent(
   key: string,
   hash: Buffer,
   response: unknown,
+  failed: boolean,
 ): Promise<boolean> {
   const rows = await q.query(
-    `INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response)
-     VALUES ($1, $2, $3, $4)
+    `INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response, failed)
+     VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (organization_id, idempotency_key) DO UPDATE
-       SET request_hash = excluded.request_hash, response = excluded.response, created_at = now()
+       SET request_hash = excluded.request_hash, response = excluded.response, failed = excluded.failed,
+           created_at = now()
        WHERE idempotency_keys.created_at <= now() - interval '24 hours'
      RETURNING organization_id`,
-    [organizationId, key, hash, response],
+    [organizationId, key, hash, response, failed],
   );
   return rows.length === 1;
+}
+
+/** Deletes up to `limit` expired Idempotency-Key records; returns how many. */
+export async function purgeIdempotent(q: Queryable, limit = 10_000): Promise<number> {
+  const rows = await q.query<{ n: number }>(
+    `WITH gone AS (
+       DELETE FROM idempotency_keys WHERE (organization_id, idempotency_key) IN (
+         SELECT organization_id, idempotency_key FROM idempotency_keys
+          WHERE created_at <= now() - interval '24 hours' LIMIT $1)
+       RETURNING 1)
+     SELECT count(*)::int AS n FROM gone`,
+    [limit],
+  );
+  return rows[0]!.n;
 }

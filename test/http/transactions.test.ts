@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
+import { purgeIdempotent } from '../../src/transactions/store.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
 import { basicRequest, type Json, mainRequest, notifyRequest } from '../support/requests.js';
 
@@ -576,6 +577,92 @@ eachBackend(
         results.map((r) => r.status).join(','),
       );
       assert.equal(new Set(results.map((r) => r.body.transactionRef)).size, 1);
+    });
+
+    it('answers concurrent retries of a confirm with one Idempotency-Key with the first answer, not 409', async () => {
+      await setup();
+      const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;
+      await acknowledgeReceived(hub(), ref);
+      const headers = { 'idempotency-key': `confirm-${randomUUID()}` };
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          hub().request('POST', '/v1/transactions/confirm', {
+            key: originator.apiKey,
+            body: { transactionRef: ref },
+            headers,
+          }),
+        ),
+      );
+      assert.deepEqual(
+        results.map((r) => r.status),
+        [200, 200, 200, 200, 200, 200],
+        results.map((r) => r.text).join('\n'),
+      );
+      assert.deepEqual(new Set(results.map((r) => r.text)).size, 1);
+      const history = (await read(ref, originator.apiKey)).body.history.map((h: any) => h.status);
+      assert.deepEqual(history, ['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED'], 'confirmed once');
+    });
+
+    it('replays a refusal too: a retry with the same key never does later what the first was refused', async () => {
+      await setup();
+      const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;
+      await acknowledgeReceived(hub(), ref);
+      const decline = () =>
+        hub().request('POST', '/v1/transactions/decline', {
+          key: beneficiary.apiKey,
+          body: { transactionRef: ref, reason: { category: 'POLICY_VIOLATION', description: 'Too early.' } },
+          headers: { 'idempotency-key': `decline-${ref}` },
+        });
+      const first = await decline(); // declining needs CONFIRMED: refused
+      assertProblem(first, 409, 'INVALID_STATE');
+      assert.equal((await post('confirm', originator.apiKey, { transactionRef: ref })).status, 200);
+      const retry = await decline();
+      assertProblem(retry, 409, 'INVALID_STATE');
+      assert.equal(retry.body.detail, first.body.detail);
+      assert.equal(
+        (await read(ref, originator.apiKey)).body.status,
+        'CONFIRMED',
+        'the retry changed nothing',
+      );
+      const withoutKey = await post('decline', beneficiary.apiKey, {
+        transactionRef: ref,
+        reason: { category: 'POLICY_VIOLATION', description: 'Now.' },
+      });
+      assert.equal(withoutKey.status, 200, 'a new request (no key) is judged anew');
+    });
+
+    it('audits a txHash set by confirm as it does one set by the tx-hash command', async () => {
+      await setup();
+      const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;
+      await acknowledgeReceived(hub(), ref);
+      const res = await post('confirm', originator.apiKey, { transactionRef: ref, txHash: '0xconfirmhash' });
+      assert.equal(res.status, 200, res.text);
+      const audit = await hub().db.query(
+        `SELECT actor FROM audit_events WHERE action = 'transaction.tx_hash_set' AND subject_id = $1`,
+        [ref],
+      );
+      assert.deepEqual(audit, [{ actor: originator.id }]);
+    });
+
+    it('deletes Idempotency-Key records once they expire, and only those', async () => {
+      await setup();
+      const key = { 'idempotency-key': `purge-${randomUUID()}` };
+      assert.equal((await initiate(mainRequest(beneficiary.vaspDid), originator.apiKey, key)).status, 200);
+      await hub().db.query(
+        `INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response, created_at)
+         VALUES ($1, $2, '\\x00', '{}', now() - interval '25 hours')`,
+        [originator.id, `expired-${randomUUID()}`],
+      );
+      const count = async (sql: string) => (await hub().db.query<{ n: number }>(sql, [originator.id]))[0]!.n;
+      const expired = `SELECT count(*)::int AS n FROM idempotency_keys
+                        WHERE organization_id = $1 AND created_at <= now() - interval '24 hours'`;
+      const live = `SELECT count(*)::int AS n FROM idempotency_keys
+                     WHERE organization_id = $1 AND created_at > now() - interval '24 hours'`;
+      const liveBefore = await count(live);
+      assert.ok((await count(expired)) >= 1);
+      assert.ok((await purgeIdempotent(hub().db)) >= 1);
+      assert.equal(await count(expired), 0);
+      assert.equal(await count(live), liveBefore);
     });
 
     it('keeps each of many concurrent initiations with its own personal data', async () => {
