@@ -66,7 +66,9 @@ export const SEND_DEADLINE_MS = 20_000;
 export class NotifyMailer {
   private transporter: Promise<Transporter> | undefined;
   private readonly from: string;
-  private readonly shutdown = new AbortController();
+  private shuttingDown = false;
+  /** The sessions in flight, each with its own controller (AbortSignal.any leaks on Node 20). */
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(
     private readonly smtpUrl: string,
@@ -93,6 +95,10 @@ export class NotifyMailer {
   async send(to: string, messageId: string, payload: Record<string, unknown>): Promise<SendResult> {
     const started = performance.now();
     const { subject, text } = composeNotifyEmail(payload, this.opts.joinUrl());
+    const session = new AbortController();
+    const deadlineMs = this.opts.deadlineMs ?? SEND_DEADLINE_MS;
+    const deadline = setTimeout(() => session.abort(), deadlineMs);
+    this.inFlight.add(session);
     try {
       const info = await (await this.transport()).sendMail({
         from: this.from,
@@ -101,10 +107,7 @@ export class NotifyMailer {
         text,
         messageId: `<${messageId}@travel-rule-hub>`,
         // The timeouts above bound each wait for the server; this bounds the whole session.
-        signal: AbortSignal.any([
-          AbortSignal.timeout(this.opts.deadlineMs ?? SEND_DEADLINE_MS),
-          this.shutdown.signal,
-        ]),
+        signal: session.signal,
       });
       const latencyMs = performance.now() - started;
       const code = smtpCode(info.response);
@@ -118,7 +121,7 @@ export class NotifyMailer {
       }
       return { ok: true, statusCode: code, latencyMs, error: null };
     } catch (err) {
-      if (this.shutdown.signal.aborted) {
+      if (this.shuttingDown) {
         return {
           ok: false,
           statusCode: null,
@@ -131,7 +134,7 @@ export class NotifyMailer {
           ok: false,
           statusCode: null,
           latencyMs: performance.now() - started,
-          error: `timeout: the SMTP session took longer than ${(this.opts.deadlineMs ?? SEND_DEADLINE_MS) / 1000} s`,
+          error: `timeout: the SMTP session took longer than ${deadlineMs / 1000} s`,
         };
       }
       const e = err as { responseCode?: number; code?: string; message?: string };
@@ -141,12 +144,16 @@ export class NotifyMailer {
         latencyMs: performance.now() - started,
         error: `${e.code ? `${e.code}: ` : ''}${String(e.message ?? err)}`.slice(0, 500),
       };
+    } finally {
+      clearTimeout(deadline);
+      this.inFlight.delete(session);
     }
   }
 
   /** Ends every SMTP session still in flight: each send resolves as a failure, which is recorded. */
   abortAll(): void {
-    this.shutdown.abort();
+    this.shuttingDown = true;
+    for (const session of this.inFlight) session.abort();
   }
 
   close(): void {

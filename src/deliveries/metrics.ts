@@ -32,12 +32,19 @@ export function registerDeliveryMetrics(registry: Registry, db: Queryable): Deli
 
   // One query serves both gauges, and every scrape within a second: /metrics needs no key, and
   // the count reads every PENDING row, so a client polling it must not cost a query each time.
+  // A query still running is shared whatever its age, so scrapes never stack up queries.
   let pending: Promise<{ depth: number; oldestDueAgeSeconds: number }> | undefined;
+  let running = false;
   let fresh = 0;
   const stats = () => {
-    if (!pending || performance.now() - fresh > STATS_MAX_AGE_MS) {
+    if (!pending || (!running && performance.now() - fresh > STATS_MAX_AGE_MS)) {
       fresh = performance.now();
-      pending = queueStats(db).catch(() => ({ depth: Number.NaN, oldestDueAgeSeconds: Number.NaN }));
+      running = true;
+      pending = queueStats(db)
+        .catch(() => ({ depth: Number.NaN, oldestDueAgeSeconds: Number.NaN }))
+        .finally(() => {
+          running = false;
+        });
     }
     return pending;
   };

@@ -12,7 +12,8 @@
  * - If a batch cannot commit (a hook failed), each of its results is recorded on its own, so one
  *   bad delivery cannot hold up the others; a success whose consequences still fail is recorded as
  *   a failed attempt and sent again (same message id) rather than lost, even past the schedule's
- *   end: the receiver answered, so it never becomes FAILED on that account.
+ *   end: the receiver answered, so it never becomes FAILED on that account; nor does a send the
+ *   hub's shutdown cut off.
  * - A failure plans the next attempt (schedule ±20 %, Retry-After honoured but clamped) or FAILED.
  * - Metrics and logs count only results whose lease still held; a late result of a worker that
  *   lost its lease changes nothing but its attempt row.
@@ -28,8 +29,11 @@ import type { WorkerLog } from './worker.js';
 interface Pending {
   d: store.ClaimedDelivery;
   result: SendResult;
-  /** Delivered, but its consequences could not be committed: the hub's failure, not the receiver's. */
-  unrecorded?: boolean;
+  /**
+   * The hub's failure, not the receiver's: delivered but its consequences could not be committed,
+   * or cut off by the hub's shutdown. Retried even past the schedule's end, never FAILED for it.
+   */
+  hubSide?: boolean;
   done: (err?: unknown) => void;
   /** performance.now() when the result was queued. */
   at: number;
@@ -66,11 +70,12 @@ export class ResultRecorder {
   }
 
   /** Resolves once the result is committed (or rejects when the database cannot be written). */
-  record(d: store.ClaimedDelivery, result: SendResult): Promise<void> {
+  record(d: store.ClaimedDelivery, result: SendResult, hubSide = false): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({
         d,
         result,
+        hubSide,
         done: (err) => (err === undefined ? resolve() : reject(err)),
         at: performance.now(),
       });
@@ -116,7 +121,7 @@ export class ResultRecorder {
     }
     const retry: Pending = {
       ...item,
-      unrecorded: true,
+      hubSide: true,
       result: { ...item.result, ok: false, error: 'delivered, but the outcome could not be recorded' },
     };
     try {
@@ -163,7 +168,7 @@ export class ResultRecorder {
     const planned = items.map((i) => {
       const wait =
         nextAttemptDelay(schedule, i.d.attempts + 1) ??
-        (i.unrecorded ? nextAttemptDelay(schedule, schedule.length) : null);
+        (i.hubSide ? nextAttemptDelay(schedule, schedule.length) : null);
       return {
         d: i.d,
         attempt: { ...attemptOf(i.result), error: i.result.error ?? 'failed' },

@@ -70,6 +70,8 @@ export class DeliveryWorker {
   private readonly stopTimeoutMs: number;
   /** Every claimed row until its outcome is recorded (or it is released). */
   private readonly inFlight = new Set<Promise<void>>();
+  /** stop() has ended the sends still waiting for an answer. */
+  private cuttingOff = false;
   /** Rows being prepared and sent: what `concurrency` limits. */
   private sending = 0;
   /** Slots promised to new messages of this process that are being committed (see reserve). */
@@ -206,6 +208,7 @@ export class DeliveryWorker {
         { inFlight: this.inFlight.size },
         'delivery worker stopping: ending sends still waiting for an answer; they will be retried',
       );
+      this.cuttingOff = true;
       await Promise.all([this.o.sender.abortAll(), this.o.mailer?.abortAll()]);
       await this.settle(ABORTED_RECORD_MS);
     }
@@ -359,7 +362,8 @@ export class DeliveryWorker {
       this.roomFreed();
     }
     if (result === 'released') return;
-    await this.recorder.record(d, result);
+    // A failure once stop() cut the sends off is the hub's doing: never the attempt that gives up.
+    await this.recorder.record(d, result, this.cuttingOff && !result.ok);
     this.recordedSinceVacuum++;
     // A retry may now fall due before the loop's next look at the outbox.
     if (!result.ok) this.wake();

@@ -105,7 +105,13 @@ export async function listApiKeys(q: Queryable, organizationId: string): Promise
   return rows.map(toApiKey);
 }
 
+/**
+ * The organization's active keys, counted under a lock on its row until the transaction ends, so
+ * that concurrent issuers count one after another. (NO KEY UPDATE: initiations' foreign-key
+ * checks on the row are not held up.)
+ */
 export async function countActiveApiKeys(q: Queryable, organizationId: string): Promise<number> {
+  await q.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
   const rows = await q.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL',
     [organizationId],

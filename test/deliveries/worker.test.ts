@@ -356,28 +356,24 @@ eachBackend(
     it('ends a send still unanswered when its stop timeout runs out, and records it to retry', async (t) => {
       const { receiver, originator, beneficiary } = await setup();
       receiver.script('/b/v1/notify/received', { status: 200, delayMs: 4000 });
-      const e = await start(t, fakeHooks(), { stopTimeoutMs: 300 });
       const ref = await initiate(originator, beneficiary);
-      await receiver.waitFor((r) => r.to('/b/v1/notify/received').length === 1);
+      // Its last attempt of the schedule (100ms ×3 in these tests): the cut-off is the hub's
+      // doing, so it must not make the delivery FAILED.
+      await hub().db.query('UPDATE deliveries SET attempts = 3 WHERE transaction_ref = $1', [ref]);
+      const e = await start(t, fakeHooks(), { stopTimeoutMs: 300 });
+      await receiver.waitFor((r) => r.to('/b/v1/notify/received').some((x) => x.body.includes(ref)));
       const t0 = Date.now();
       // What `serve` does on SIGTERM, after which it closes the database.
       await e.close();
       assert.ok(Date.now() - t0 < 3000, `closed in ${Date.now() - t0} ms, without waiting for the answer`);
-      const [row] = await hub().db.query<{
-        status: string;
-        attempts: number;
-        last_error: string;
-        due: boolean;
-      }>(
-        `SELECT status, attempts, last_error, next_attempt_at > now() AS due FROM deliveries
-          WHERE transaction_ref = $1`,
+      const [row] = await hub().db.query<{ status: string; attempts: number; last_error: string }>(
+        'SELECT status, attempts, last_error FROM deliveries WHERE transaction_ref = $1',
         [ref],
       );
       assert.deepEqual(row, {
         status: 'PENDING',
-        attempts: 1,
+        attempts: 4,
         last_error: 'hub shut down before the answer came',
-        due: true,
       });
     });
 
