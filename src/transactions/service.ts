@@ -349,8 +349,8 @@ export class TransactionService {
   }
 
   async get(orgId: string, ref: string): Promise<Transaction> {
-    const t = await this.partyView(this.db, orgId, ref);
-    return { ...toSummary(t), history: await store.history(this.db, t.ref) };
+    const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
+    return { ...toSummary(t), history: t.history };
   }
 
   async list(
@@ -513,9 +513,7 @@ export class TransactionService {
 
   /** The transaction, locked, if the caller is a party; otherwise it does not exist (404). */
   private async partyView(q: Queryable, orgId: string, ref: string) {
-    const t = await store.findTransaction(q, ref, q !== this.db);
-    if (!t || (t.originatorId !== orgId && t.beneficiaryId !== orgId)) throw notFound('The transaction');
-    return t;
+    return asParty(await store.findTransaction(q, ref, q !== this.db), orgId);
   }
 
   private next(from: State, event: TxEvent, protocol: store.TransactionRecord['protocol']): State {
@@ -593,6 +591,12 @@ async function resolveBeneficiary(lookups: OrgLookups, originatorId: string, bod
     throw unknown('The beneficiary has no publicKey; BASIC needs one to encrypt the personal data.');
   }
   return byDid;
+}
+
+/** The transaction if `orgId` is a party to it; to anyone else it does not exist (404). */
+function asParty<T extends store.TransactionRecord>(t: T | undefined, orgId: string): T {
+  if (!t || (t.originatorId !== orgId && t.beneficiaryId !== orgId)) throw notFound('The transaction');
+  return t;
 }
 
 function replay<T>(prior: store.StoredResponse, idem: Idempotency): T {

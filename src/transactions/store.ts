@@ -270,15 +270,28 @@ export async function appendHistory(
   );
 }
 
-export async function history(
+export type HistoryEntry = { status: State; at: string; actor: string };
+
+/**
+ * A transaction and its history in one statement, so from one snapshot: a command committing in
+ * between cannot make the status and the history's last entry disagree.
+ */
+export async function findTransactionWithHistory(
   q: Queryable,
   ref: string,
-): Promise<{ status: State; at: string; actor: string }[]> {
+): Promise<(TransactionRecord & { history: HistoryEntry[] }) | undefined> {
   const rows = await q.query(
-    'SELECT status, at, actor FROM transaction_history WHERE transaction_ref = $1 ORDER BY id',
+    `SELECT ${COLUMNS},
+            (SELECT coalesce(json_agg(json_build_object('status', h.status, 'at', h.at, 'actor', h.actor)
+                                      ORDER BY h.id), '[]')
+               FROM transaction_history h WHERE h.transaction_ref = t.ref) AS history
+       FROM transactions t WHERE ref = $1`,
     [ref],
   );
-  return rows.map((r) => ({ status: r.status as State, at: toIso(r.at), actor: r.actor as string }));
+  const r = rows[0];
+  if (!r) return undefined;
+  const history = (typeof r.history === 'string' ? JSON.parse(r.history) : r.history) as HistoryEntry[];
+  return { ...toRecord(r), history: history.map((h) => ({ ...h, at: toIso(h.at) })) };
 }
 
 export interface ListFilter {

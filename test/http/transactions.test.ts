@@ -275,6 +275,8 @@ eachBackend(
           res.body.history.map((h: any) => [h.status, h.actor]),
           [['NEW', originator.vaspDid]],
         );
+        assert.match(res.body.history[0].at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        assert.ok(Math.abs(Date.parse(res.body.history[0].at) - Date.now()) < 60_000);
         assert.ok(!res.text.includes(name) && !('pii' in res.body));
       }
       assertProblem(await read(ref, stranger.apiKey), 404, 'NOT_FOUND');
