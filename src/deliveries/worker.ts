@@ -145,8 +145,9 @@ export class DeliveryWorker {
    * Hand-off, for messages this process is about to commit (new initiations): reserves room for
    * up to `n` of them and says for how long to write them leased to this worker. The caller writes
    * that many leased until the database's clock plus `leaseMs`, then gives the committed rows and
-   * that time to take() (or the count back to cancel()). They go out at once, without a claim round trip; if this process dies
-   * first, their lease runs out and any worker sends them, as with a claimed row.
+   * that time to take() (or the count back to cancel()). They go out at once, without a claim
+   * round trip; if this process dies first, their lease runs out and any worker sends them, as
+   * with a claimed row.
    * Rows beyond the room, or while the worker is not running, are written due and claimed as usual.
    */
   reserve(n: number): { count: number; leaseMs: number } {

@@ -83,6 +83,8 @@ export interface LocalWorker {
 export class TransactionService {
   private readonly initiations: GroupCommit<store.Initiation>;
   private localWorker: LocalWorker | undefined;
+  /** When this process last deleted expired Idempotency-Key records (see purgeExpiredKeys). */
+  private lastPurge = 0;
 
   constructor(
     private readonly db: Database,
@@ -497,15 +499,13 @@ export class TransactionService {
     return outcome.result;
   }
 
-  private lastPurge = 0;
-
   /** Deletes expired Idempotency-Key records in the background, at most every IDEMPOTENCY_PURGE_MS. */
   private purgeExpiredKeys(): void {
     if (Date.now() - this.lastPurge < IDEMPOTENCY_PURGE_MS) return;
     this.lastPurge = Date.now();
     void (async () => {
       // Batches until one comes back short: a backlog (or a high keyed rate) is cleared, in steps.
-      for (let i = 0; i < 100 && (await store.purgeIdempotent(this.db)) === PURGE_BATCH; i++);
+      for (let i = 0; i < 100 && (await store.purgeIdempotent(this.db, PURGE_BATCH)) === PURGE_BATCH; i++);
     })().catch(() => {
       // the next keyed command tries again a minute later
     });

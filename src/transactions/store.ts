@@ -398,7 +398,7 @@ export async function saveIdempotent(
 }
 
 /** Deletes up to `limit` expired Idempotency-Key records; returns how many. */
-export async function purgeIdempotent(q: Queryable, limit = 10_000): Promise<number> {
+export async function purgeIdempotent(q: Queryable, limit: number): Promise<number> {
   const rows = await q.query<{ n: number }>(
     `WITH gone AS (
        DELETE FROM idempotency_keys WHERE (organization_id, idempotency_key) IN (

@@ -662,7 +662,7 @@ eachBackend(
                      WHERE organization_id = $1 AND created_at > now() - interval '24 hours'`;
       const liveBefore = await count(live);
       assert.ok((await count(expired)) >= 1);
-      assert.ok((await purgeIdempotent(hub().db)) >= 1);
+      assert.ok((await purgeIdempotent(hub().db, 10_000)) >= 1);
       assert.equal(await count(expired), 0);
       assert.equal(await count(live), liveBefore);
     });
