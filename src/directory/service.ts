@@ -109,7 +109,7 @@ export class DirectoryService {
     const key = generateApiKey();
     const keyId = randomUUID();
     await this.write(async (tx) => {
-      if (!(await store.findOrganization(tx, organizationId))) throw notFound('The organization');
+      if (!(await store.lockOrganization(tx, organizationId))) throw notFound('The organization');
       if ((await store.countActiveApiKeys(tx, organizationId)) >= MAX_ACTIVE_API_KEYS) {
         throw new AppError(
           'INVALID_STATE',
@@ -170,7 +170,9 @@ export class DirectoryService {
     const webhookSecret = generateWebhookSecret();
     const until = new Date(Date.now() + SECRET_OVERLAP_MS);
     await this.write(async (tx) => {
-      if (!(await store.findOrganization(tx, organizationId))) throw notFound('The organization');
+      // Concurrent rotations (a double click, a retried request) take turns, so each one ends the
+      // secret the one before it opened and at most two ever sign.
+      if (!(await store.lockOrganization(tx, organizationId))) throw notFound('The organization');
       await store.expireWebhookSecrets(tx, organizationId, until);
       await store.insertWebhookSecret(tx, {
         id: randomUUID(),

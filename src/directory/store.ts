@@ -106,12 +106,18 @@ export async function listApiKeys(q: Queryable, organizationId: string): Promise
 }
 
 /**
- * The organization's active keys, counted under a lock on its row until the transaction ends, so
- * that concurrent issuers count one after another. (NO KEY UPDATE: initiations' foreign-key
- * checks on the row are not held up.)
+ * Locks the organization's row until the transaction ends, so that changes to its keys and
+ * secrets run one after another: each then sees what the one before it committed. (NO KEY
+ * UPDATE: initiations' foreign-key checks on the row are not held up.) False when there is no
+ * such organization.
  */
+export async function lockOrganization(q: Queryable, organizationId: string): Promise<boolean> {
+  const rows = await q.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
+  return rows.length > 0;
+}
+
+/** The organization's active keys; count under lockOrganization so that concurrent issuers take turns. */
 export async function countActiveApiKeys(q: Queryable, organizationId: string): Promise<number> {
-  await q.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [organizationId]);
   const rows = await q.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL',
     [organizationId],

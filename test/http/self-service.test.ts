@@ -129,6 +129,26 @@ eachBackend('self-service keys and webhook secret', (hub) => {
     ]);
   });
 
+  it('keeps one open secret when rotations overlap, so at most two sign', async () => {
+    const org = await hub().createOrg();
+    const rotated = await Promise.all(
+      [1, 2, 3, 4].map(() => hub().admin('POST', `/v1/admin/organizations/${org.id}/webhook-secret`)),
+    );
+    assert.deepEqual(
+      rotated.map((r) => r.status),
+      [201, 201, 201, 201],
+    );
+    const open = await hub().db.query(
+      'SELECT count(*)::int AS n FROM webhook_secrets WHERE organization_id = $1 AND expires_at IS NULL',
+      [org.id],
+    );
+    assert.equal(open[0]!.n, 1, 'exactly one secret without an end');
+    const signing = await hub().hub.directory.webhookSecrets(org.id);
+    assert.equal(signing.length, 2);
+    const issued = rotated.map((r) => r.body.webhookSecret as string);
+    assert.ok(issued.includes(signing[0]!) && issued.includes(signing[1]!), 'the last two rotations sign');
+  });
+
   it('holds at most 50 active API keys per organization', async () => {
     const org = await hub().createOrg();
     const issued: string[] = [];
