@@ -2,8 +2,10 @@
  * A reference webhook receiver for participants: serves POST /v1/notify/<event>, verifies the
  * Standard Webhooks signature on the raw body before parsing anything (401 otherwise),
  * decrypts BASIC's personal data when it holds the private key, de-duplicates by
- * `webhook-id` (the hub retries with the same id) and answers 200. What a VASP's own
- * endpoint must do, small enough to read in one sitting.
+ * `webhook-id` (the hub retries with the same id) and answers 200 once the event was handled.
+ * A handler that throws (or rejects) gets the hub a 500, and the hub's retry is handled again,
+ * not waved through as a duplicate. What a VASP's own endpoint must do, small enough to read in
+ * one sitting.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { decryptPii, verifyWebhook } from './webhooks.js';
@@ -25,7 +27,8 @@ export interface ReceiverOptions {
   secrets: string[];
   /** PEM private key matching the public key registered with the hub (for BASIC). */
   privateKeyPem?: string;
-  onEvent?: (e: ReceivedEvent) => void;
+  /** Handles an event; the hub gets 200 only after it returns (or its promise resolves). */
+  onEvent?: (e: ReceivedEvent) => unknown;
   /** The default printer names the persons of decrypted personal data only with this set. */
   showPii?: boolean;
   /** How many webhook ids to remember for de-duplication. */
@@ -34,6 +37,9 @@ export interface ReceiverOptions {
 
 export function createReceiver(options: ReceiverOptions): Server {
   const seen = new Set<string>();
+  // Ids whose handler is running: a second copy meanwhile (the hub gave up waiting and retried)
+  // is asked to come back later rather than handled twice at once.
+  const handling = new Set<string>();
   const remember = options.remember ?? 10_000;
   const onEvent =
     options.onEvent ??
@@ -56,22 +62,31 @@ export function createReceiver(options: ReceiverOptions): Server {
       return reply(res, 401, { status: 'invalid signature' });
     }
     const webhookId = String(req.headers['webhook-id']);
-    const duplicate = seen.has(webhookId);
-    let pii: unknown = payload.ivms101Data;
-    const encrypted = payload.ivms101_data?.encryptedPii;
-    if (!duplicate && typeof encrypted === 'string' && options.privateKeyPem) {
-      try {
-        pii = await decryptPii(options.privateKeyPem, encrypted);
-      } catch {
-        return reply(res, 400, { status: 'cannot decrypt encryptedPii with this private key' });
-      }
+    const event = match[1]!;
+    if (seen.has(webhookId)) {
+      await onEvent({ event, webhookId, payload, duplicate: true });
+      return reply(res, 200, { status: 'duplicate' });
     }
-    if (!duplicate) {
+    if (handling.has(webhookId)) return reply(res, 409, { status: 'already being handled; retry later' });
+    handling.add(webhookId);
+    try {
+      let pii: unknown = payload.ivms101Data;
+      const encrypted = payload.ivms101_data?.encryptedPii;
+      if (typeof encrypted === 'string' && options.privateKeyPem) {
+        try {
+          pii = await decryptPii(options.privateKeyPem, encrypted);
+        } catch {
+          return reply(res, 400, { status: 'cannot decrypt encryptedPii with this private key' });
+        }
+      }
+      await onEvent({ event, webhookId, payload, pii, duplicate: false });
+      // Only a handled event is remembered: after a failure, the hub's retry is handled afresh.
       seen.add(webhookId);
       if (seen.size > remember) seen.delete(seen.values().next().value as string);
+      return reply(res, 200, { status: 'processed' });
+    } finally {
+      handling.delete(webhookId);
     }
-    onEvent({ event: match[1]!, webhookId, payload, pii, duplicate });
-    return reply(res, 200, { status: duplicate ? 'duplicate' : 'processed' });
   }
 }
 

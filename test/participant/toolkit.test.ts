@@ -305,4 +305,94 @@ eachBackend('participant toolkit', (hub) => {
       server.close();
     }
   });
+  it('reference receiver: a failed handler gets a 500, and the retry is handled, not called a duplicate', async () => {
+    const keys = generateParticipantKeyPair();
+    const originator = await hub().createOrg();
+    const beneficiary = await hub().createOrg({
+      travelEndpoint: 'http://127.0.0.1:9',
+      publicKey: keys.publicKeyPem,
+    });
+    const events: ReceivedEvent[] = [];
+    let calls = 0;
+    const server = createReceiver({
+      secrets: [beneficiary.webhookSecret],
+      privateKeyPem: keys.privateKeyPem,
+      // The first call fails asynchronously, as a participant's database write would.
+      onEvent: async (e) => {
+        calls++;
+        if (calls === 1) throw new Error('database briefly unavailable');
+        events.push(e);
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await hub().admin('PATCH', `/v1/admin/organizations/${beneficiary.id}`, { travelEndpoint: url });
+      const body = basicRequest(beneficiary.vaspDid);
+      const { body: tx } = await hub().request('POST', '/v1/transactions/initiate', {
+        key: originator.apiKey,
+        body,
+      });
+      await eventually(
+        async () =>
+          (await hub().request('GET', `/v1/transactions/${tx.transactionRef}`, { key: originator.apiKey }))
+            .body.status === 'CONFIRMED',
+        'BASIC confirmed by the retry’s 200',
+      );
+      assert.equal(calls, 2);
+      assert.equal(events.length, 1);
+      assert.equal(events[0]!.duplicate, false, 'the retry is the first successful handling');
+      assert.deepEqual(events[0]!.pii, body.pii, 'and carries the decrypted personal data');
+      const { body: list } = await hub().request(
+        'GET',
+        `/v1/webhooks/deliveries?transactionRef=${tx.transactionRef}`,
+        { key: beneficiary.apiKey },
+      );
+      assert.deepEqual(
+        list.deliveries[0].attemptLog.map((a: { statusCode: number }) => a.statusCode),
+        [500, 200],
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  it('reference receiver: a copy that arrives while the first is still handled is asked to retry', async () => {
+    const org = await hub().createOrg();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const events: ReceivedEvent[] = [];
+    const server = createReceiver({
+      secrets: [org.webhookSecret],
+      onEvent: async (e) => {
+        events.push(e);
+        if (!e.duplicate) await held;
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/notify/ping`;
+      const ping = JSON.stringify({ type: 'ping', organizationId: org.id, sentAt: new Date().toISOString() });
+      const headers = {
+        'content-type': 'application/json',
+        ...webhookHeaders([org.webhookSecret], 'msg_toolkit_slow', Math.floor(Date.now() / 1000), ping),
+      };
+      const first = fetch(url, { method: 'POST', headers, body: ping });
+      await eventually(() => events.length > 0 || undefined, 'the first copy in its handler');
+      const second = await fetch(url, { method: 'POST', headers, body: ping });
+      assert.equal(second.status, 409);
+      release();
+      assert.equal((await first).status, 200);
+      const third = await fetch(url, { method: 'POST', headers, body: ping });
+      assert.deepEqual(await third.json(), { status: 'duplicate' });
+      assert.deepEqual(
+        events.map((e) => e.duplicate),
+        [false, true],
+      );
+    } finally {
+      server.close();
+    }
+  });
 });
