@@ -8,7 +8,7 @@ import type { Writable } from 'node:stream';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { type FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { type Config, ConfigError } from './config.js';
 import { dashboardRoutes } from './dashboard/routes.js';
@@ -23,7 +23,7 @@ import { AppError } from './http/errors.js';
 import { registerJsonBody } from './http/json-body.js';
 import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
-import { registerProblemHandlers } from './http/problem.js';
+import { answerClientError, answerFrameworkError, registerProblemHandlers } from './http/problem.js';
 import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem } from './http/types.js';
 import { docsRoutes } from './operations/docs.js';
@@ -68,6 +68,7 @@ export interface Hub {
 }
 
 export async function buildApp({ config, db, secrets, logStream, hooks }: BuildOptions): Promise<Hub> {
+  let authenticate: ((request: FastifyRequest) => Promise<void>) | undefined;
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -88,6 +89,9 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     },
     schemaController: { compilersFactory: lazyCompilers() },
     return503OnClosing: true,
+    // Errors raised before any hook or handler runs, answered as problem+json like the rest.
+    frameworkErrors: (error, request, reply) => answerFrameworkError(error, request, reply, authenticate),
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Only JSON bodies: text/plain would otherwise be accepted and reach validation as a string.
@@ -163,7 +167,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
         new AppError('RATE_LIMITED', 'Too many requests for this API key; retry later.'),
     });
   }
-  registerAuth(app, secrets.adminKey, directory, { unknownKeysPerSecond: config.rateLimit });
+  authenticate = registerAuth(app, secrets.adminKey, directory, { unknownKeysPerSecond: config.rateLimit });
   registerHttpMetrics(app, registry);
 
   const ops = { tags: ['operations'], security: [] };

@@ -36,15 +36,35 @@ const unauthenticated = () =>
 
 /**
  * Unknown keys per client address, per second. An address over the limit gets 429 for keys
- * this process does not know, without a database look-up, until the second ends; keys it knows
- * (seen valid in the last seconds) are never held back, so one client's bad keys do not lock
- * out others behind the same address.
+ * this process does not know, without a database look-up, until the second ends. Keys seen
+ * valid in the last one to two minutes are never held back (they are still looked up, so a
+ * revoked one gets its 401), so one client's bad keys do not lock out others behind the same
+ * address, even right after a directory change has emptied the look-up cache.
  */
 class FailedKeys {
   private counts = new Map<string, number>();
   private windowStart = 0;
+  private valid = new Set<string>();
+  private validBefore = new Set<string>();
+  private validSince = Date.now();
 
   constructor(private readonly perSecond: number) {}
+
+  /** Remembers a key that was just found valid (by its hash). */
+  validated(keyHash: Buffer): void {
+    const now = Date.now();
+    if (now - this.validSince >= 60_000 || this.valid.size >= 10_000) {
+      this.validBefore = this.valid;
+      this.valid = new Set();
+      this.validSince = now;
+    }
+    this.valid.add(keyHash.toString('base64'));
+  }
+
+  private recentlyValid(keyHash: Buffer): boolean {
+    const id = keyHash.toString('base64');
+    return this.valid.has(id) || this.validBefore.has(id);
+  }
 
   private window(): Map<string, number> {
     const now = Date.now();
@@ -55,8 +75,8 @@ class FailedKeys {
     return this.counts;
   }
 
-  check(address: string): void {
-    if ((this.window().get(address) ?? 0) >= this.perSecond) {
+  check(address: string, keyHash: Buffer): void {
+    if ((this.window().get(address) ?? 0) >= this.perSecond && !this.recentlyValid(keyHash)) {
       throw new AppError(
         'RATE_LIMITED',
         'Too many unknown API keys from this address; retry later.',
@@ -74,16 +94,17 @@ class FailedKeys {
   }
 }
 
+/** Checks every /v1 request's key in an onRequest hook; returns the check for requests no hook sees. */
 export function registerAuth(
   app: FastifyInstance,
   adminKey: string,
   keys: KeyLookup,
   options: { unknownKeysPerSecond: number },
-) {
+): (request: FastifyRequest) => Promise<void> {
   const adminHash = hashApiKey(adminKey);
   const failed = options.unknownKeysPerSecond > 0 ? new FailedKeys(options.unknownKeysPerSecond) : undefined;
   app.decorateRequest('auth', null);
-  app.addHook('onRequest', async (request) => {
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
     const path = request.routeOptions.url ?? request.url;
     if (!path.startsWith('/v1/') && path !== '/v1') return;
     const key = request.headers['x-api-key'];
@@ -98,14 +119,17 @@ export function registerAuth(
       return;
     }
     if (!API_KEY_PATTERN.test(key)) throw unauthenticated();
-    const found = await keys.authenticate(keyHash, failed && (() => failed.check(request.ip)));
+    const found = await keys.authenticate(keyHash, failed && (() => failed.check(request.ip, keyHash)));
     if (!found) {
       failed?.add(request.ip);
       throw unauthenticated();
     }
+    failed?.validated(keyHash);
     if (adminRoute) throw new AppError('FORBIDDEN', 'This route needs the operator key.');
     request.auth = { kind: 'org', ...found };
-  });
+  };
+  app.addHook('onRequest', authenticate);
+  return authenticate;
 }
 
 /** The calling organization's id; routes outside /v1/admin always have one. */

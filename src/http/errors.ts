@@ -13,10 +13,12 @@ export const ERRORS = {
   INVALID_STATE: { status: 409, title: 'Transition not allowed from the current state' },
   IDEMPOTENCY_CONFLICT: { status: 409, title: 'Idempotency-Key reused with a different request' },
   ALREADY_EXISTS: { status: 409, title: 'Already exists' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request not received in time' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Request body must be application/json' },
   UNKNOWN_COUNTERPARTY: { status: 422, title: 'Unknown or invalid counterparty' },
   RATE_LIMITED: { status: 429, title: 'Rate limit exceeded' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   INTERNAL: { status: 500, title: 'Internal error' },
   UNAVAILABLE: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -4,6 +4,8 @@
  * application/problem+json. Unexpected errors are logged with their cause and answered with
  * a bare 500 so no stack trace, SQL or personal data reaches a client.
  */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERRORS, type ErrorCode, type FieldProblem } from './errors.js';
 
@@ -40,19 +42,78 @@ export function sendProblem(reply: FastifyReply, err: AppError) {
     .send(problemOf(err, reply.request.url.split('?')[0]));
 }
 
+function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError.code === 'INTERNAL') {
+    request.log.error({ err: error }, 'unhandled error');
+  } else if (appError.status >= 500) {
+    request.log.warn({ err: error }, appError.detail);
+  }
+  return sendProblem(reply, appError);
+}
+
 export function registerProblemHandlers(app: FastifyInstance) {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
-    if (appError.code === 'INTERNAL') {
-      request.log.error({ err: error }, 'unhandled error');
-    } else if (appError.status >= 500) {
-      request.log.warn({ err: error }, appError.detail);
-    }
-    return sendProblem(reply, appError);
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
   );
+}
+
+/**
+ * Errors Fastify's router raises before any hook runs: a malformed percent-escape in the path
+ * (FST_ERR_BAD_URL) or a path parameter over 100 characters (FST_ERR_MAX_PARAM_LENGTH). They
+ * are answered like every other error, and the API key is checked first, as for any /v1 request
+ * that matched no route: without a valid one the answer is 401.
+ */
+export async function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authenticate: ((request: FastifyRequest) => Promise<void>) | undefined,
+) {
+  reply.header('x-request-id', request.id);
+  try {
+    await authenticate?.(request);
+  } catch (err) {
+    return answerError(err as FastifyError, request, reply);
+  }
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path segment of the request is longer than 100 characters.'
+      : 'The request path is malformed (an invalid percent-escape).';
+  return sendProblem(
+    reply,
+    new AppError('VALIDATION_FAILED', detail, [{ path: '', message: 'malformed path' }]),
+  );
+}
+
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+};
+
+/**
+ * A request Node's HTTP parser refused (malformed, headers over 16 KiB, too slow to arrive):
+ * there is no request object, so the answer is written to the socket, as problem+json too.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const code = CLIENT_ERRORS[err.code ?? ''] ?? 'VALIDATION_FAILED';
+    const detail =
+      code === 'REQUEST_TIMEOUT'
+        ? 'The request did not arrive in time.'
+        : code === 'HEADERS_TOO_LARGE'
+          ? 'The request headers are larger than 16 KiB.'
+          : 'The request is not valid HTTP.';
+    const body = JSON.stringify(problemOf(new AppError(code, detail)));
+    const { status } = ERRORS[code];
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 function toAppError(error: FastifyError): AppError {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { it } from 'node:test';
 import { eachBackend } from '../harness.js';
 
@@ -87,7 +88,60 @@ eachBackend('operations endpoints', (hub, backend) => {
     assert.equal(unsupported.status, 415);
     assert.equal(unsupported.headers.get('x-request-id'), 'err-415');
   });
+  it('answers errors the router raises before any hook as problem+json, after checking the key', async () => {
+    const org = await hub().createOrg();
+    for (const path of [
+      '/v1/transactions/%E0%A4%A',
+      '/v1/transactions/%',
+      `/v1/transactions/${'a'.repeat(150)}`,
+    ]) {
+      const res = await hub().request('GET', path, {
+        key: org.apiKey,
+        headers: { 'x-request-id': 'bad-url' },
+      });
+      assert.equal(res.status, 400, `${path}: ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      assert.equal(res.body.code, 'VALIDATION_FAILED');
+      assert.equal(res.headers.get('x-request-id'), 'bad-url');
+      const noKey = await hub().request('GET', path);
+      assert.equal(noKey.status, 401, `${path} without a key: ${noKey.text}`);
+      assert.equal(noKey.body.code, 'UNAUTHENTICATED');
+      const unknownKey = await hub().request('POST', path, { key: `trh_${'x'.repeat(43)}`, body: {} });
+      assert.equal(unknownKey.status, 401, `${path} with an unknown key: ${unknownKey.text}`);
+    }
+    const operatorOutsideAdmin = await hub().admin('GET', '/v1/transactions/%zz');
+    assert.equal(operatorOutsideAdmin.body.code, 'FORBIDDEN');
+  });
+
+  it('answers a request that is not valid HTTP with problem+json and closes the connection', async () => {
+    const answers = await Promise.all([
+      rawRequest(hub().url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+      rawRequest(hub().url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    ]);
+    const [malformed, oversized] = answers.map((raw) => {
+      const [head, body] = raw.split('\r\n\r\n');
+      return { head: head!, body: JSON.parse(body!) };
+    });
+    assert.match(malformed!.head, /^HTTP\/1\.1 400 /);
+    assert.match(malformed!.head, /content-type: application\/problem\+json/i);
+    assert.equal(malformed!.body.code, 'VALIDATION_FAILED');
+    assert.match(oversized!.head, /^HTTP\/1\.1 431 /);
+    assert.equal(oversized!.body.code, 'HEADERS_TOO_LARGE');
+    assert.equal(oversized!.body.status, 431);
+  });
 });
+
+/** Sends raw bytes and returns everything the server writes before it closes the connection. */
+function rawRequest(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
 
 eachBackend(
   'per-key rate limit',
@@ -113,6 +167,8 @@ eachBackend(
     it('answers 429 to an address that sends more unknown keys a second than the rate, without holding back known keys', async () => {
       const org = await hub().createOrg();
       assert.equal((await hub().request('GET', '/v1/organizations/me', { key: org.apiKey })).status, 200);
+      // A directory change empties every process's look-up cache; the key is still known as valid.
+      await hub().createOrg();
       const statuses: number[] = [];
       let limited: any;
       for (let i = 0; i < 8; i++) {
