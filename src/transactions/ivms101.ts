@@ -254,14 +254,30 @@ const C1_FIELDS = [
   'nationalIdentification',
   'dateAndPlaceOfBirth',
 ];
-// C4 OriginatorInformationLegalPerson. The standard asks for a GEOG address here; any address type is
-// accepted, since a registered office given as BIZZ identifies a company just as well.
-const C4_FIELDS = ['geographicAddress', 'customerIdentification', 'nationalIdentification'];
 
 function originatorInformation(fields: Fields, required: readonly string[], out: Problem[]): void {
   if (!required.some((key) => isPresent(fields.value(key)))) {
     out.push({ path: fields.path, message: `an originator needs one of ${required.join(', ')}` });
   }
+}
+
+// C4 OriginatorInformationLegalPerson, as the standard words it: a geographicAddress with addressType
+// GEOG, a nationalIdentification or a customer number (customerIdentification here).
+function legalOriginatorInformation(fields: Fields, out: Problem[]): void {
+  const addresses = fields.value('geographicAddress');
+  const geog = Array.isArray(addresses) && addresses.some((a) => isObject(a) && a.addressType === 'GEOG');
+  if (
+    geog ||
+    isPresent(fields.value('nationalIdentification')) ||
+    isPresent(fields.value('customerIdentification'))
+  ) {
+    return;
+  }
+  out.push({
+    path: fields.path,
+    message:
+      'an originator needs one of geographicAddress with addressType GEOG, customerIdentification, nationalIdentification',
+  });
 }
 
 function person(originator: boolean): Check {
@@ -275,7 +291,7 @@ function person(originator: boolean): Check {
   const legalPerson = object(LEGAL_PERSON, {
     after: (fields, out) => {
       legalNamePresent(fields, 'legalPersonNameIdentifierType', LEGAL_NAME_TYPES, out);
-      if (originator) originatorInformation(fields, C4_FIELDS, out);
+      if (originator) legalOriginatorInformation(fields, out);
     },
   });
   const shape: Shape = { naturalPerson: { check: naturalPerson }, legalPerson: { check: legalPerson } };

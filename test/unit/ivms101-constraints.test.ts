@@ -206,6 +206,17 @@ describe('validatePii: IVMS101 constraints', () => {
     );
   });
 
+  it('C4: takes an address only when its addressType is GEOG, as the standard says', () => {
+    const withAddress = (addressType: string) =>
+      withLegalOriginator((p) => {
+        delete p.nationalIdentification;
+        p.geographicAddress = [{ addressType, streetName: 'Main St', buildingNumber: '1', country: 'DE' }];
+      });
+    assertOnly(validatePii(withAddress('BIZZ')), LEGAL, /addressType GEOG/);
+    assertOnly(validatePii(withAddress('HOME')), LEGAL, /addressType GEOG/);
+    assert.deepEqual(validatePii(withAddress('GEOG')), []);
+  });
+
   it('C5/C6: requires a legal name, reading an absent name type as LEGL', () => {
     const path = `${ORIGINATOR}/name/0/nameIdentifier/0/nameIdentifierType`;
     assertOnly(validatePii(withValue(path, 'ALIA')), `${ORIGINATOR}/name`, /legal name/);
