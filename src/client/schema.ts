@@ -269,6 +269,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/emails/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a FAILED NOTIFY e-mail again (same Message-ID, fresh retry schedule) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A NOTIFY e-mail and its delivery state. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Every attempt, oldest first. */
+                            attemptLog: {
+                                /** Format: date-time */
+                                at: string;
+                                error: string | null;
+                                latencyMs: number;
+                                statusCode: number | null;
+                            }[];
+                            /** @description Attempts made since the delivery was queued or last redelivered. */
+                            attempts: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            deliveredAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            lastError: string | null;
+                            /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
+                            messageId: string;
+                            nextAttemptAt: string | null;
+                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
+                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            /** @description The NOTIFY `notificationEmail`. */
+                            to: string;
+                            transactionRef: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/organizations": {
         parameters: {
             query?: never;
@@ -3056,7 +3173,7 @@ export interface components {
     schemas: {
         /** @description RFC 9457 problem details. */
         Problem: {
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "INVALID_STATE" | "IDEMPOTENCY_CONFLICT" | "ALREADY_EXISTS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNKNOWN_COUNTERPARTY" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "INVALID_STATE" | "IDEMPOTENCY_CONFLICT" | "ALREADY_EXISTS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNKNOWN_COUNTERPARTY" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "UNAVAILABLE";
             detail: string;
             errors?: {
                 message: string;

@@ -6,6 +6,7 @@ import {
   DeliveryList,
   DeliveryParams,
   DeliveryQuery,
+  Email,
   EmailList,
   EmailQuery,
   TestEventResult,
@@ -75,5 +76,21 @@ export function adminDeliveryRoutes(app: HubApp, deliveries: DeliveryService) {
       },
     },
     (request) => deliveries.emails(request.query),
+  );
+
+  app.post(
+    '/v1/admin/emails/:id/redeliver',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Queue a FAILED NOTIFY e-mail again (same Message-ID, fresh retry schedule)',
+        params: DeliveryParams,
+        response: { 202: Email, ...problems(400, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202);
+      return deliveries.redeliverEmail(request.params.id);
+    },
   );
 }

@@ -6,6 +6,7 @@
  */
 import { recordAudit } from '../audit/store.js';
 import type { Database } from '../db/database.js';
+import type { Actor } from '../directory/service.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import type { WebhookPreparer } from './prepare.js';
@@ -56,36 +57,49 @@ export class DeliveryService {
       this.db,
       page.map((d) => d.id),
     );
-    const emails = page.map((d) => {
-      const { event: _event, ...rest } = toDelivery(d, attempts.get(d.id) ?? []);
-      return { ...rest, to: d.emailTo ?? '' };
-    });
+    const emails = page.map((d) => toEmail(d, attempts.get(d.id) ?? []));
     return { emails, nextCursor, smtpConfigured: this.smtpConfigured };
   }
 
   /** FAILED → PENDING, due now, attempts from zero, same message id. Only the recipient may ask. */
   async redeliver(orgId: string, id: string): Promise<Delivery> {
-    const updated = await this.db.transaction(async (tx) => {
-      const d = await store.findForUpdate(tx, id, orgId);
-      if (!d) throw new AppError('NOT_FOUND', 'The delivery does not exist.');
+    const scope = { channel: 'webhook', organizationId: orgId } as const;
+    const updated = await this.requeueFailed(id, scope, `org:${orgId}`);
+    const attempts = await store.attemptsOf(this.db, [id]);
+    return toDelivery(updated, attempts.get(id) ?? []);
+  }
+
+  /** The operator's redelivery of a FAILED NOTIFY e-mail (after an SMTP outage, say). */
+  async redeliverEmail(id: string): Promise<Email> {
+    const updated = await this.requeueFailed(id, { channel: 'email' }, 'operator');
+    const attempts = await store.attemptsOf(this.db, [id]);
+    return toEmail(updated, attempts.get(id) ?? []);
+  }
+
+  private requeueFailed(id: string, scope: Parameters<typeof store.findForUpdate>[2], actor: Actor) {
+    return this.db.transaction(async (tx) => {
+      const d = await store.findForUpdate(tx, id, scope);
+      if (!d)
+        throw new AppError(
+          'NOT_FOUND',
+          `The ${scope.channel === 'email' ? 'e-mail' : 'delivery'} does not exist.`,
+        );
       if (d.status !== 'FAILED') {
         throw new AppError(
           'INVALID_STATE',
-          `The delivery is ${d.status}; only a FAILED delivery can be redelivered.`,
+          `The ${scope.channel === 'email' ? 'e-mail' : 'delivery'} is ${d.status}; only a FAILED one can be redelivered.`,
         );
       }
       const requeued = await store.requeue(tx, id);
       await recordAudit(tx, {
-        actor: orgId,
+        actor,
         action: 'delivery.redelivered',
         subjectType: d.transactionRef ? 'transaction' : 'organization',
-        subjectId: d.transactionRef ?? orgId,
-        details: { deliveryId: id, event: d.event, messageId: d.messageId },
+        subjectId: d.transactionRef ?? d.organizationId ?? '',
+        details: { deliveryId: id, event: d.event, channel: scope.channel, messageId: d.messageId },
       });
       return requeued;
     });
-    const attempts = await store.attemptsOf(this.db, [id]);
-    return toDelivery(updated, attempts.get(id) ?? []);
   }
 
   /** Sends a signed `ping` to the caller's endpoint now, through the worker's own path. */
@@ -134,6 +148,11 @@ export class DeliveryService {
     const last = page[page.length - 1];
     return { page, nextCursor: rows.length > limit && last ? encodeCursor(last.cursorAt, last.id) : null };
   }
+}
+
+function toEmail(d: store.DeliveryRecord, attemptLog: store.AttemptRecord[]): Email {
+  const { event: _event, ...rest } = toDelivery(d, attemptLog);
+  return { ...rest, to: d.emailTo ?? '' };
 }
 
 function toDelivery(d: store.DeliveryRecord, attemptLog: store.AttemptRecord[]): Delivery {

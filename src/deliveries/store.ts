@@ -317,17 +317,22 @@ export async function attemptsOf(q: Queryable, ids: string[]): Promise<Map<strin
   return byId;
 }
 
-/** A webhook delivery to this organization, locked for a state change. */
+/** A webhook delivery to this organization, or a NOTIFY e-mail, locked for a state change. */
 export async function findForUpdate(
   q: Queryable,
   id: string,
-  organizationId: string,
+  scope: { channel: 'webhook'; organizationId: string } | { channel: 'email' },
 ): Promise<DeliveryRecord | undefined> {
-  const rows = await q.query(
-    `SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND organization_id = $2 AND channel = 'webhook'
-       FOR UPDATE`,
-    [id, organizationId],
-  );
+  const rows =
+    scope.channel === 'webhook'
+      ? await q.query(
+          `SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND organization_id = $2 AND channel = 'webhook'
+             FOR UPDATE`,
+          [id, scope.organizationId],
+        )
+      : await q.query(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND channel = 'email' FOR UPDATE`, [
+          id,
+        ]);
   return rows[0] && toRecord(rows[0]);
 }
 

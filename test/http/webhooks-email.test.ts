@@ -104,6 +104,52 @@ eachBackend(
       const pending = await hub().admin('GET', '/v1/admin/emails?status=PENDING');
       assert.ok(!pending.body.emails.some((m: Json) => m.transactionRef === ref));
     });
+
+    it('lets the operator redeliver a FAILED e-mail, which then notifies the receiver', async () => {
+      const originator = await hub().createOrg();
+      smtp.rejectNext(4); // the first attempt and the schedule's three retries
+      const ref = (
+        await hub().request('POST', '/v1/transactions/initiate', {
+          key: originator.apiKey,
+          body: notifyRequest(randomUUID()),
+        })
+      ).body.transactionRef;
+      const failed = await eventually(async () => {
+        const list = (await hub().admin('GET', `/v1/admin/emails?transactionRef=${ref}`)).body.emails;
+        return list[0]?.status === 'FAILED' ? list[0] : undefined;
+      }, 'FAILED');
+      assert.equal(failed.attempts, 4);
+      assert.equal(await statusOf(hub(), originator.apiKey, ref), 'NEW');
+
+      // Only the operator: an organization key is refused, and the webhook route does not know e-mails.
+      const path = `/v1/admin/emails/${failed.id}/redeliver`;
+      assert.equal((await hub().request('POST', path, { key: originator.apiKey })).status, 403);
+      const asWebhook = `/v1/webhooks/deliveries/${failed.id}/redeliver`;
+      assert.equal((await hub().request('POST', asWebhook, { key: originator.apiKey })).status, 404);
+      assert.equal((await hub().admin('POST', `/v1/admin/emails/${randomUUID()}/redeliver`)).status, 404);
+
+      const res = await hub().admin('POST', path);
+      assert.equal(res.status, 202, res.text);
+      assert.equal(res.body.id, failed.id);
+      assert.equal(res.body.status, 'PENDING');
+      assert.equal(res.body.attempts, 0);
+      assert.equal(res.body.to, failed.to);
+      await smtp.waitFor(() => mailFor(ref).length === 1);
+      await eventually(
+        async () => (await statusOf(hub(), originator.apiKey, ref)) === 'RECEIVER_NOTIFIED',
+        'RECEIVER_NOTIFIED after the redelivery',
+      );
+      const again = await hub().admin('POST', path);
+      assert.equal(again.status, 409, 'a DELIVERED e-mail is not redelivered');
+      assert.equal(again.body.code, 'INVALID_STATE');
+      const audit = await hub().db.query(
+        "SELECT actor, details FROM audit_events WHERE action = 'delivery.redelivered' AND subject_id = $1",
+        [ref],
+      );
+      assert.equal(audit.length, 1);
+      assert.equal(audit[0]!.actor, 'operator');
+      assert.equal(audit[0]!.details.channel, 'email');
+    });
   },
   { SMTP_URL: smtp.url, HUB_PUBLIC_URL: 'https://hub.example' },
 );

@@ -3,13 +3,21 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Email, unwrap } from '../api.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { STATUS_LABELS, shortRef } from '../format.js';
-import { usePoll } from '../hooks.js';
-import { useSession } from '../session.js';
+import { useAction, usePoll } from '../hooks.js';
+import { useAnnounce, useSession } from '../session.js';
 import { POLL_MS } from './transactions.js';
 
 type Status = Email['status'];
 
-const COLUMNS = ['To', 'Transaction', 'Queued', 'Status', { label: 'Attempts', num: true }, 'Last answer'];
+const COLUMNS = [
+  'To',
+  'Transaction',
+  'Queued',
+  'Status',
+  { label: 'Attempts', num: true },
+  'Last answer',
+  'Action',
+];
 
 export function OperatorEmails() {
   const { client } = useSession();
@@ -115,6 +123,11 @@ export function OperatorEmails() {
                       ? 'accepted'
                       : 'not tried yet'}
                 </td>
+                <td data-label="Action">
+                  {m.status === 'FAILED' ? (
+                    <RedeliverEmail email={m} onDone={() => load().catch(setError)} />
+                  ) : null}
+                </td>
               </tr>
             );
           })}
@@ -122,5 +135,26 @@ export function OperatorEmails() {
       )}
       {next ? <LoadMore onClick={more} /> : null}
     </section>
+  );
+}
+
+/** A FAILED e-mail used up its retries (an SMTP outage, say): queue it again, same Message-ID. */
+function RedeliverEmail({ email, onDone }: { email: Email; onDone: () => void }) {
+  const { client } = useSession();
+  const announce = useAnnounce();
+  const { busy, error, run } = useAction();
+  const redeliver = () =>
+    run(async () => {
+      await unwrap(client.POST('/v1/admin/emails/{id}/redeliver', { params: { path: { id: email.id } } }));
+      announce(`The e-mail to ${email.to} is queued again.`);
+      onDone();
+    });
+  return (
+    <>
+      <button type="button" onClick={redeliver} disabled={busy}>
+        {busy ? 'Queuing…' : 'Redeliver'}
+      </button>
+      <ErrorNote error={error} prefix="Could not redeliver:" />
+    </>
   );
 }
