@@ -174,8 +174,8 @@ export interface paths {
                     cursor?: string;
                     /** @description 1–100, default 50 */
                     limit?: string;
-                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
-                    status?: "PENDING" | "DELIVERED" | "FAILED";
+                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                    status?: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                     transactionRef?: string;
                 };
                 header?: never;
@@ -211,8 +211,8 @@ export interface paths {
                                 /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                                 messageId: string;
                                 nextAttemptAt: string | null;
-                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
-                                status: "PENDING" | "DELIVERED" | "FAILED";
+                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                                status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                                 /** @description The NOTIFY `notificationEmail`. */
                                 to: string;
                                 transactionRef: string | null;
@@ -316,8 +316,8 @@ export interface paths {
                             /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                             messageId: string;
                             nextAttemptAt: string | null;
-                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                             /** @description The NOTIFY `notificationEmail`. */
                             to: string;
                             transactionRef: string | null;
@@ -2977,8 +2977,8 @@ export interface paths {
                     event?: "received" | "confirmed-data" | "declined" | "tx-hash";
                     /** @description 1–100, default 50 */
                     limit?: string;
-                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
-                    status?: "PENDING" | "DELIVERED" | "FAILED";
+                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                    status?: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                     transactionRef?: string;
                 };
                 header?: never;
@@ -3015,8 +3015,8 @@ export interface paths {
                                 /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                                 messageId: string;
                                 nextAttemptAt: string | null;
-                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
-                                status: "PENDING" | "DELIVERED" | "FAILED";
+                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                                status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                                 transactionRef: string | null;
                             }[];
                             nextCursor: string | null;
@@ -3108,8 +3108,8 @@ export interface paths {
                             /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                             messageId: string;
                             nextAttemptAt: string | null;
-                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up). */
-                            status: "PENDING" | "DELIVERED" | "FAILED";
+                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                             transactionRef: string | null;
                         };
                     };

@@ -41,9 +41,17 @@ export async function enqueue(q: Queryable, messages: OutboxMessage[]): Promise<
   for (const m of messages) {
     const id = randomUUID();
     ids.push(id);
+    // Behind a FAILED (or HELD) message of the same transaction to the same recipient, it is
+    // HELD: it goes out after that one, once the failed one is redelivered.
     await q.query(
-      `INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload,
+                               status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+               CASE WHEN EXISTS (
+                 SELECT 1 FROM deliveries f
+                  WHERE f.transaction_ref = $7 AND f.channel = $3 AND f.status IN ('FAILED', 'HELD')
+                    AND f.organization_id IS NOT DISTINCT FROM $5 AND f.email_to IS NOT DISTINCT FROM $6)
+               THEN 'HELD' ELSE 'PENDING' END)`,
       [
         id,
         newMessageId(),

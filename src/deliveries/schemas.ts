@@ -4,8 +4,13 @@ import { type Static, type TSchema, Type } from 'typebox';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 export const DeliveryStatus = Type.Union(
-  [Type.Literal('PENDING'), Type.Literal('DELIVERED'), Type.Literal('FAILED')],
-  { description: 'PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up).' },
+  [Type.Literal('PENDING'), Type.Literal('DELIVERED'), Type.Literal('FAILED'), Type.Literal('HELD')],
+  {
+    description:
+      'PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits ' +
+      'behind an earlier FAILED message of the same transaction to the same recipient; goes out after it ' +
+      'once that one is redelivered).',
+  },
 );
 
 export const WebhookEventName = Type.Union(

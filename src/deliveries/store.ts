@@ -13,7 +13,7 @@ import type { Queryable } from '../db/database.js';
 import { toIso } from '../db/database.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 
-export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'HELD';
 export type Channel = 'webhook' | 'email';
 
 /** A row a worker holds a lease on. */
@@ -58,9 +58,18 @@ export interface DeliveryRecord {
 }
 
 /**
+ * The same transaction and the same recipient as `f`, for `d`: the messages that go out in order.
+ * Both aliases are rows of `deliveries`.
+ */
+const SAME_STREAM = `d.transaction_ref = f.transaction_ref AND d.channel = f.channel
+  AND d.organization_id IS NOT DISTINCT FROM f.organization_id AND d.email_to IS NOT DISTINCT FROM f.email_to`;
+
+/**
  * Claims up to `limit` due rows and leases them for `leaseMs`. A row is due when PENDING, its
  * time has come, and no earlier (lower `seq`) row of the same transaction to the same recipient
- * is still PENDING: deliveries of one transaction to one recipient go out one at a time, in order.
+ * is undelivered: deliveries of one transaction to one recipient go out one at a time, in order.
+ * (Rows behind a FAILED one are HELD, outside the due index; the check covers FAILED and HELD
+ * too, for a row that was written PENDING while the one before it was failing.)
  * The time bound is `statement_timestamp()`, which an index scan can use as its upper end;
  * `clock_timestamp()` (volatile) cannot, so a claim that found fewer due rows than its limit
  * read the whole due index, every leased row included.
@@ -81,11 +90,8 @@ export async function claimDue(
          WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
            AND (d.channel = 'webhook' OR $3::boolean)
            AND NOT EXISTS (
-             SELECT 1 FROM deliveries e
-              WHERE e.transaction_ref = d.transaction_ref AND e.seq < d.seq AND e.status = 'PENDING'
-                AND e.channel = d.channel
-                AND e.organization_id IS NOT DISTINCT FROM d.organization_id
-                AND e.email_to IS NOT DISTINCT FROM d.email_to)
+             SELECT 1 FROM deliveries f
+              WHERE ${SAME_STREAM} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
          ORDER BY d.next_attempt_at
          LIMIT $1
          FOR UPDATE OF d SKIP LOCKED))
@@ -196,7 +202,19 @@ export async function markFailedMany(
       ...attemptParams(items),
     ],
   );
+  const failed = rows.filter((r) => r.status === 'FAILED').map((r) => r.id);
+  if (failed.length > 0) await holdSuccessors(q, failed);
   return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/** The PENDING messages behind these FAILED ones (same transaction and recipient) become HELD. */
+async function holdSuccessors(q: Queryable, failedIds: string[]): Promise<void> {
+  await q.query(
+    `UPDATE deliveries d SET status = 'HELD'
+       FROM deliveries f
+      WHERE f.id = ANY ($1::uuid[]) AND ${SAME_STREAM} AND d.seq > f.seq AND d.status = 'PENDING'`,
+    [failedIds],
+  );
 }
 
 /** One row: see markDeliveredMany. */
@@ -336,11 +354,27 @@ export async function findForUpdate(
   return rows[0] && toRecord(rows[0]);
 }
 
-/** FAILED → PENDING with a fresh schedule, due now; the message id stays. Wakes the workers. */
+/**
+ * FAILED → PENDING with a fresh schedule, due now; the message id stays. The messages it held
+ * are PENDING again too (they go out after it, in order), except those still behind another
+ * FAILED one. Wakes the workers.
+ */
 export async function requeue(q: Queryable, id: string): Promise<DeliveryRecord> {
   const rows = await q.query(
     `UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = clock_timestamp()
       WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id],
+  );
+  await q.query(
+    `UPDATE deliveries d SET status = 'PENDING', next_attempt_at = clock_timestamp()
+       FROM deliveries f
+      WHERE f.id = $1 AND ${SAME_STREAM} AND d.seq > f.seq AND d.status = 'HELD'
+        AND NOT EXISTS (
+          SELECT 1 FROM deliveries g
+           WHERE g.transaction_ref = d.transaction_ref AND g.channel = d.channel
+             AND g.organization_id IS NOT DISTINCT FROM d.organization_id
+             AND g.email_to IS NOT DISTINCT FROM d.email_to
+             AND g.status = 'FAILED' AND g.seq > f.seq AND g.seq < d.seq)`,
     [id],
   );
   await q.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);

@@ -187,6 +187,62 @@ eachBackend(
       await store.releaseLeases(hub().db, held);
     });
 
+    it('holds later messages behind a FAILED one until it is redelivered, then sends them in order', async () => {
+      const { originator, beneficiary } = await setup();
+      const ref = await initiate(originator, beneficiary);
+      const txHash = (n: number) => ({
+        channel: 'webhook' as const,
+        event: 'tx-hash' as const,
+        organizationId: beneficiary.id,
+        transactionRef: ref,
+        payload: { transactionRef: ref, txHash: `0x${n}` },
+      });
+      const [received] = await claimOf(ref);
+      assert.equal(received?.event, 'received');
+      await hub().db.transaction((tx) => enqueue(tx, [txHash(1)]));
+      assert.equal(
+        await store.markAttemptFailed(
+          hub().db,
+          received!,
+          { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
+          null,
+        ),
+        'FAILED',
+      );
+      // Written while the received was failing, and written after it failed: both wait.
+      await hub().db.transaction((tx) => enqueue(tx, [txHash(2)]));
+      assert.deepEqual(
+        (await deliveryRows(ref)).map((r) => [r.event, r.status]),
+        [
+          ['received', 'FAILED'],
+          ['tx-hash', 'HELD'],
+          ['tx-hash', 'HELD'],
+        ],
+      );
+      assert.deepEqual(await claimOf(ref), [], 'nothing overtakes the FAILED message');
+
+      await hub().db.transaction((tx) => store.requeue(tx, received!.id));
+      assert.deepEqual(
+        (await deliveryRows(ref)).map((r) => r.status),
+        ['PENDING', 'PENDING', 'PENDING'],
+      );
+      const again = await claimOf(ref);
+      assert.deepEqual(
+        again.map((d) => d.event),
+        ['received'],
+        'the redelivered message goes first',
+      );
+      await hub().db.transaction((tx) =>
+        store.markDelivered(tx, again[0]!, { statusCode: 200, latencyMs: 1 }),
+      );
+      const next = await claimOf(ref);
+      assert.deepEqual(
+        next.map((d) => (d.payload as { txHash: string }).txHash),
+        ['0x1'],
+      );
+      await store.releaseLeases(hub().db, next);
+    });
+
     it('ignores the result of a worker whose lease ran out and was taken over', async () => {
       const { originator, beneficiary } = await setup();
       const ref = await initiate(originator, beneficiary);

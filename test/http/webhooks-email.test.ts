@@ -148,7 +148,7 @@ eachBackend(
       );
       assert.equal(audit.length, 1);
       assert.equal(audit[0]!.actor, 'operator');
-      assert.equal(audit[0]!.details.channel, 'email');
+      assert.equal((audit[0]!.details as Json).channel, 'email');
     });
   },
   { SMTP_URL: smtp.url, HUB_PUBLIC_URL: 'https://hub.example' },

@@ -272,6 +272,51 @@ eachBackend('webhook deliveries', (hub) => {
     });
   });
 
+  it('holds a tx-hash behind a FAILED `received`, shows it HELD, and sends both in order once redelivered', async () => {
+    const p = await parties(hub());
+    p.receiver.script('/bene/v1/notify/received', 500, 500, 500, 500); // the first try and three retries
+    const ref = (await initiate(p.originator.apiKey, mainRequest(p.beneficiary.vaspDid))).body.transactionRef;
+    const list = async () =>
+      (
+        await hub().request('GET', `/v1/webhooks/deliveries?transactionRef=${ref}`, {
+          key: p.beneficiary.apiKey,
+        })
+      ).body.deliveries as Json[];
+    const failed = await eventually(async () => {
+      const d = (await list()).find((x) => x.event === 'received');
+      return d?.status === 'FAILED' ? d : undefined;
+    }, '`received` FAILED');
+    const hash = await hub().request('POST', '/v1/transactions/tx-hash', {
+      key: p.originator.apiKey,
+      body: { transactionRef: ref, txHash: '0xabc' },
+    });
+    assert.equal(hash.status, 200, hash.text);
+    const held = (await list()).find((x) => x.event === 'tx-hash');
+    assert.equal(held?.status, 'HELD');
+    const onlyHeld = await hub().request('GET', `/v1/webhooks/deliveries?status=HELD&transactionRef=${ref}`, {
+      key: p.beneficiary.apiKey,
+    });
+    assert.deepEqual(
+      onlyHeld.body.deliveries.map((d: Json) => d.event),
+      ['tx-hash'],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400)); // several claims' worth: it must not go out
+    assert.equal(p.receiver.to('/bene/v1/notify/tx-hash').length, 0, 'nothing overtakes a FAILED message');
+
+    const redelivered = await hub().request('POST', `/v1/webhooks/deliveries/${failed.id}/redeliver`, {
+      key: p.beneficiary.apiKey,
+    });
+    assert.equal(redelivered.status, 202, redelivered.text);
+    await p.receiver.waitFor((r) => r.to('/bene/v1/notify/tx-hash').length === 1);
+    assert.deepEqual(
+      p.receiver
+        .to()
+        .filter((r) => r.answered === 200)
+        .map((r) => r.path),
+      ['/bene/v1/notify/received', '/bene/v1/notify/tx-hash'],
+    );
+  });
+
   it('tells the originator of a decline, signed with the originator’s secret', async () => {
     const p = await parties(hub());
     const ref = (await initiate(p.originator.apiKey, basicRequest(p.beneficiary.vaspDid))).body

@@ -23,6 +23,7 @@ export const STATUS_LABELS: Record<string, string> = {
   PENDING: 'Pending',
   DELIVERED: 'Delivered',
   FAILED: 'Failed',
+  HELD: 'Held',
 };
 
 let regions: Intl.DisplayNames | undefined;

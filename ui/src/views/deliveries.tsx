@@ -14,11 +14,11 @@ export function DeliveryHealth() {
   const [error, setError] = useState<unknown>(null);
 
   const load = async () => {
-    const list = (status: 'FAILED' | 'PENDING') =>
+    const list = (status: 'FAILED' | 'PENDING' | 'HELD') =>
       unwrap(client.GET('/v1/webhooks/deliveries', { params: { query: { status, limit: '100' } } }));
-    const [f, p] = await Promise.all([list('FAILED'), list('PENDING')]);
+    const [f, p, h] = await Promise.all([list('FAILED'), list('PENDING'), list('HELD')]);
     setFailed(f.deliveries);
-    setPending(p.deliveries);
+    setPending([...p.deliveries, ...h.deliveries]);
     setError(null);
   };
   const reload = () => load().catch(setError);
@@ -33,14 +33,15 @@ export function DeliveryHealth() {
         <p class="muted small">
           Webhooks the hub owes your endpoint{' '}
           {me.travelEndpoint ? <code class="break">{me.travelEndpoint}</code> : '(no travel endpoint set)'}.
-          Failed ones used up their retries: fix the endpoint, then redeliver.
+          Failed ones used up their retries: fix the endpoint, then redeliver. Held ones wait behind a failed
+          message of the same transaction and go out after it.
         </p>
       </PageHead>
       <ErrorNote error={error} />
       <div class="counters">
         <Counter label="Failed" value={failed?.length} tone={failed?.length ? 'bad' : 'ok'} />
         <Counter
-          label="Pending (retrying or queued)"
+          label="Pending (retrying, queued or held)"
           value={pending?.length}
           tone={pending?.length ? 'warn' : 'ok'}
         />
