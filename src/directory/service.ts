@@ -203,14 +203,8 @@ export class DirectoryService {
     return this.lookups.byId(organizationId);
   }
 
-  authenticate(
-    keyHash: Buffer,
-    beforeQuery?: () => void,
-  ): Promise<{ keyId: string; organizationId: string } | undefined> {
-    return this.cache.get(`key:${keyHash.toString('base64')}`, () => {
-      beforeQuery?.();
-      return store.findActiveKey(this.db, keyHash);
-    });
+  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string } | undefined> {
+    return this.cache.get(`key:${keyHash.toString('base64')}`, () => store.findActiveKey(this.db, keyHash));
   }
 
   /** Cached look-ups for the hot path (initiation). */

@@ -21,50 +21,24 @@ declare module 'fastify' {
 }
 
 export interface KeyLookup {
-  /**
-   * The active key with this SHA-256 (see hashApiKey), if any. `beforeQuery` runs before the
-   * database is asked (not for a key the process knows already) and may throw to refuse.
-   */
-  authenticate(
-    keyHash: Buffer,
-    beforeQuery?: () => void,
-  ): Promise<{ keyId: string; organizationId: string } | undefined>;
+  /** The active key with this SHA-256 (see hashApiKey), if any. */
+  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string } | undefined>;
 }
 
 const unauthenticated = () =>
   new AppError('UNAUTHENTICATED', 'Send a valid, unrevoked API key in the x-api-key header.');
 
 /**
- * Unknown keys per client address, per second. An address over the limit gets 429 for keys
- * this process does not know, without a database look-up, until the second ends. Keys seen
- * valid in the last one to two minutes are never held back (they are still looked up, so a
- * revoked one gets its 401), so one client's bad keys do not lock out others behind the same
- * address, even right after a directory change has emptied the look-up cache.
+ * Unknown keys per client address, per second: past the limit, an address that presents another
+ * unknown key gets 429 (with Retry-After) instead of 401 until the second ends. Only misses are
+ * counted and refused, after the look-up, so a valid key is never held back by someone else's bad
+ * keys behind the same address (a NAT, or a proxy when the hub sees only the proxy's address).
  */
 class FailedKeys {
   private counts = new Map<string, number>();
   private windowStart = 0;
-  private valid = new Set<string>();
-  private validBefore = new Set<string>();
-  private validSince = Date.now();
 
   constructor(private readonly perSecond: number) {}
-
-  /** Remembers a key that was just found valid (by its hash). */
-  validated(keyHash: Buffer): void {
-    const now = Date.now();
-    if (now - this.validSince >= 60_000 || this.valid.size >= 10_000) {
-      this.validBefore = this.valid;
-      this.valid = new Set();
-      this.validSince = now;
-    }
-    this.valid.add(keyHash.toString('base64'));
-  }
-
-  private recentlyValid(keyHash: Buffer): boolean {
-    const id = keyHash.toString('base64');
-    return this.valid.has(id) || this.validBefore.has(id);
-  }
 
   private window(): Map<string, number> {
     const now = Date.now();
@@ -75,8 +49,12 @@ class FailedKeys {
     return this.counts;
   }
 
-  check(address: string, keyHash: Buffer): void {
-    if ((this.window().get(address) ?? 0) >= this.perSecond && !this.recentlyValid(keyHash)) {
+  /** Counts a miss from this address; throws RATE_LIMITED once it is over the limit. */
+  miss(address: string): void {
+    const counts = this.window();
+    const n = (counts.get(address) ?? 0) + 1;
+    counts.set(address, n);
+    if (n > this.perSecond) {
       throw new AppError(
         'RATE_LIMITED',
         'Too many unknown API keys from this address; retry later.',
@@ -86,11 +64,6 @@ class FailedKeys {
         },
       );
     }
-  }
-
-  add(address: string): void {
-    const counts = this.window();
-    counts.set(address, (counts.get(address) ?? 0) + 1);
   }
 }
 
@@ -119,12 +92,11 @@ export function registerAuth(
       return;
     }
     if (!API_KEY_PATTERN.test(key)) throw unauthenticated();
-    const found = await keys.authenticate(keyHash, failed && (() => failed.check(request.ip, keyHash)));
+    const found = await keys.authenticate(keyHash);
     if (!found) {
-      failed?.add(request.ip);
+      failed?.miss(request.ip);
       throw unauthenticated();
     }
-    failed?.validated(keyHash);
     if (adminRoute) throw new AppError('FORBIDDEN', 'This route needs the operator key.');
     request.auth = { kind: 'org', ...found };
   };

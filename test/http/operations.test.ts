@@ -167,8 +167,8 @@ eachBackend(
     it('answers 429 to an address that sends more unknown keys a second than the rate, without holding back known keys', async () => {
       const org = await hub().createOrg();
       assert.equal((await hub().request('GET', '/v1/organizations/me', { key: org.apiKey })).status, 200);
-      // A directory change empties every process's look-up cache; the key is still known as valid.
-      await hub().createOrg();
+      // A directory change empties every process's look-up cache: no key is cached any more.
+      const fresh = await hub().createOrg();
       const statuses: number[] = [];
       let limited: any;
       for (let i = 0; i < 8; i++) {
@@ -183,6 +183,8 @@ eachBackend(
       assert.equal(limited.headers.get('retry-after'), '1');
       const known = await hub().request('GET', '/v1/organizations/me', { key: org.apiKey });
       assert.equal(known.status, 200, 'a key this process knows is not held back');
+      const unseen = await hub().request('GET', '/v1/organizations/me', { key: fresh.apiKey });
+      assert.equal(unseen.status, 200, 'nor a valid key it has never seen');
     });
 
     it('limits requests outside /v1 by address, whatever x-api-key header they carry', async () => {
