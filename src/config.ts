@@ -41,9 +41,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
   const adminKey = str('HUB_ADMIN_KEY');
-  if (adminKey !== undefined && adminKey.length < 24) {
-    throw new ConfigError('HUB_ADMIN_KEY must be at least 24 characters');
-  }
+  if (adminKey !== undefined && !isUsableAdminKey(adminKey))
+    throw new ConfigError(`HUB_ADMIN_KEY ${ADMIN_KEY_RULE}`);
   const masterKeyText = str('HUB_MASTER_KEY');
   let masterKey: Buffer | undefined;
   if (masterKeyText !== undefined) {
@@ -112,4 +111,11 @@ function boolean(v: string | undefined, name: string, dflt: boolean): boolean {
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;
   if (['false', '0', 'no', 'off'].includes(lower)) return false;
   throw new ConfigError(`${name} must be true or false`);
+}
+
+/** What an operator key must be: what the hub can accept in `x-api-key` (auth takes ≤ 256 characters). */
+export const ADMIN_KEY_RULE = 'must be 24 to 256 printable ASCII characters, without spaces';
+
+export function isUsableAdminKey(key: string): boolean {
+  return /^[\x21-\x7e]{24,256}$/.test(key);
 }

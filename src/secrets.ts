@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Config, ConfigError, decodeMasterKey } from './config.js';
+import { ADMIN_KEY_RULE, type Config, ConfigError, decodeMasterKey, isUsableAdminKey } from './config.js';
 
 export interface HubSecrets {
   adminKey: string;
@@ -26,6 +26,7 @@ export function resolveSecrets(config: Config): HubSecrets {
     const file = join(config.dataDir, 'admin.key');
     if (existsSync(file)) {
       adminKey = readFileSync(file, 'utf8').trim();
+      if (!isUsableAdminKey(adminKey)) throw new ConfigError(`${file} (HUB_ADMIN_KEY) ${ADMIN_KEY_RULE}`);
     } else {
       adminKey = `trh_admin_${randomBytes(32).toString('base64url')}`;
       writeFileSync(file, `${adminKey}\n`, { mode: 0o600, flag: 'wx' });

@@ -43,6 +43,11 @@ describe('travel-rule-hub command', () => {
       [{ HUB_RETRY_SCHEDULE: '5x' }, /HUB_RETRY_SCHEDULE/],
       [{ HUB_WORKER: 'maybe' }, /HUB_WORKER must be true or false/],
       [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, /HUB_ADMIN_KEY is required when DATABASE_URL is set/],
+      // Keys the hub could never accept in x-api-key (over 256 characters, spaces), or too short.
+      [{ HUB_ADMIN_KEY: 'a'.repeat(300) }, /^travel-rule-hub: HUB_ADMIN_KEY must be 24 to 256 printable/],
+      [{ HUB_ADMIN_KEY: 'an operator key with spaces in it' }, /HUB_ADMIN_KEY must be 24 to 256/],
+      [{ HUB_ADMIN_KEY: 'short' }, /HUB_ADMIN_KEY must be 24 to 256/],
+      [{ HOST: '999.1.1.1', PORT: '0' }, /^travel-rule-hub: HOST\/PORT: cannot listen on 999\.1\.1\.1:0: /],
       [
         { HUB_ASSET_TABLE: '/nonexistent/assets.json' },
         /^travel-rule-hub: HUB_ASSET_TABLE: asset table \/nonexistent\/assets\.json: cannot read it as JSON \(ENOENT/,
@@ -53,6 +58,19 @@ describe('travel-rule-hub command', () => {
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, pattern);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+  });
+
+  it('refuses an admin.key file holding a key the hub could not accept, naming the file', async () => {
+    for (const content of ['short\n', '\n']) {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'admin.key'), content, { mode: 0o600 });
+      const r = await cli(['serve'], { HUB_DATA_DIR: dir, PORT: '0' });
+      assert.notEqual(r.code, 0);
+      assert.equal(
+        r.stderr.trim(),
+        `travel-rule-hub: ${join(dir, 'admin.key')} (HUB_ADMIN_KEY) must be 24 to 256 printable ASCII characters, without spaces`,
+      );
     }
   });
 

@@ -3,7 +3,7 @@
  * delivery worker unless HUB_WORKER=false. SIGTERM/SIGINT close the listener, let in-flight
  * requests finish, stop the worker and close the database.
  */
-import type { Config } from '../config.js';
+import { type Config, ConfigError } from '../config.js';
 import { openDatabase } from '../db/open.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
@@ -16,7 +16,9 @@ export async function serve(config: Config): Promise<void> {
   const { buildApp } = await import('../app.js');
   const db = await opening;
   const { app, deliveries } = await buildApp({ config, db, secrets });
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((err: Error) => {
+    throw new ConfigError(`HOST/PORT: cannot listen on ${config.host}:${config.port}: ${err.message}`);
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
