@@ -21,18 +21,18 @@ import {
   TxHashRequest,
   TxHashResponse,
 } from './schemas.js';
-import { type Idempotency, requestHash, type TransactionService } from './service.js';
+import type { Idempotency, TransactionService } from './service.js';
 import { validateInitiation } from './validation.js';
 
 const tags = ['transactions'];
 
-function idempotency(request: FastifyRequest): Idempotency | undefined {
-  const key = request.headers['idempotency-key'];
-  if (typeof key !== 'string') return undefined;
-  return { key, hash: requestHash(request.routeOptions.url ?? request.url, request.body) };
-}
-
 export function transactionRoutes(app: HubApp, transactions: TransactionService, assets: AssetTable) {
+  const idempotency = (request: FastifyRequest): Idempotency | undefined => {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string') return undefined;
+    return { key, hash: transactions.requestHash(request.routeOptions.url ?? request.url, request.body) };
+  };
+
   app.post(
     '/v1/transactions/initiate',
     {

@@ -5,7 +5,7 @@
  * a caller that is neither originator nor beneficiary gets 404, never 403.
  */
 
-import { createHash, randomUUID } from 'node:crypto';
+import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { configure } from 'safe-stable-stringify';
 import { recordAudit } from '../audit/store.js';
 import { openPii, sealPii } from '../crypto/envelope.js';
@@ -41,13 +41,20 @@ export interface Idempotency {
 /** Member order is not part of a JSON object's meaning: a retry that re-serializes its body is the same request. */
 const canonicalJson = configure({ deterministic: true, strict: true });
 
-/** Identifies a request for Idempotency-Key replay: the route and the body, keys in sorted order. */
-export function requestHash(route: string, body: unknown): Buffer {
-  return createHash('sha256')
-    .update(route)
-    .update('\n')
-    .update(canonicalJson(body) ?? '')
-    .digest();
+/**
+ * Identifies a request for Idempotency-Key replay: the route and the body, keys in sorted order.
+ * Keyed (HMAC under a key derived from the master key), because an initiation's body holds
+ * personal data: a plain hash stored beside it would let anyone holding the database test a
+ * guess of that data against it.
+ */
+export function requestHasher(masterKey: Buffer): (route: string, body: unknown) => Buffer {
+  const key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'trh/idempotency/request', 32));
+  return (route, body) =>
+    createHmac('sha256', key)
+      .update(route)
+      .update('\n')
+      .update(canonicalJson(body) ?? '')
+      .digest();
 }
 
 /**
@@ -86,11 +93,15 @@ export class TransactionService {
   /** When this process last deleted expired Idempotency-Key records (see purgeExpiredKeys). */
   private lastPurge = 0;
 
+  /** The Idempotency-Key fingerprint of a request (route and body). */
+  readonly requestHash: (route: string, body: unknown) => Buffer;
+
   constructor(
     private readonly db: Database,
     private readonly masterKey: Buffer,
     private readonly lookups: OrgLookups = lookupsIn(db),
   ) {
+    this.requestHash = requestHasher(masterKey);
     this.initiations = new GroupCommit(
       async (items) => {
         const handedOff = await this.writeInitiations(items);

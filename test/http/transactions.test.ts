@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
+import { configure } from 'safe-stable-stringify';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { purgeIdempotent } from '../../src/transactions/store.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
 import { basicRequest, type Json, mainRequest, notifyRequest } from '../support/requests.js';
+
+const stableJson = configure({ deterministic: true, strict: true });
 
 /** Stands in for the beneficiary's 2xx to `received` (the delivery suite covers the real path). */
 async function acknowledgeReceived(hub: TestHub, ref: string) {
@@ -565,6 +568,17 @@ eachBackend(
       const otherOrg = await initiate(mainRequest(beneficiary.vaspDid), stranger.apiKey, key);
       assert.equal(otherOrg.status, 200, 'keys are scoped to the organization');
       assert.notEqual(otherOrg.body.transactionRef, first.body.transactionRef);
+      // The stored fingerprint is keyed: not the plain SHA-256 of what was sent (personal data
+      // included), which anyone holding the database could test guesses against.
+      const [stored] = await hub().db.query<{ request_hash: Uint8Array }>(
+        'SELECT request_hash FROM idempotency_keys WHERE organization_id = $1 AND idempotency_key = $2',
+        [originator.id, key['idempotency-key']],
+      );
+      const plain = createHash('sha256')
+        .update(`/v1/transactions/initiate\n${stableJson(body)}`)
+        .digest();
+      assert.equal(Buffer.from(stored!.request_hash).length, 32);
+      assert.notDeepEqual(Buffer.from(stored!.request_hash), plain);
     });
 
     it('creates exactly one transaction for concurrent requests with the same Idempotency-Key', async () => {
