@@ -6,6 +6,8 @@
 ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check;
 ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check
   CHECK (status IN ('PENDING', 'DELIVERED', 'FAILED', 'HELD'));
+-- Held messages are few; this serves counting them (queue depth) and releasing them.
+CREATE INDEX deliveries_held_idx ON deliveries (transaction_ref, seq) WHERE status = 'HELD';
 
 UPDATE deliveries d SET status = 'HELD'
  WHERE d.status = 'PENDING'

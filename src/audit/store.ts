@@ -5,9 +5,11 @@
  */
 import type { Queryable } from '../db/database.js';
 
+/** Who acted: the operator, or an organization as `org:<id>`. */
+export type Actor = 'operator' | `org:${string}`;
+
 export interface AuditEvent {
-  /** `operator`, or the organization id that acted. */
-  actor: string;
+  actor: Actor;
   action: string;
   subjectType: 'organization' | 'api_key' | 'webhook_secret' | 'transaction';
   subjectId: string;

@@ -1086,7 +1086,7 @@ export interface paths {
                                 failed: number;
                                 /** @description Age of the oldest pending delivery since it was queued; null when none is pending. */
                                 oldestPendingAgeSeconds: number | null;
-                                /** @description Queue depth: webhooks and e-mails not yet delivered. */
+                                /** @description Queue depth: webhooks and e-mails not yet delivered (PENDING and HELD). */
                                 pending: number;
                             };
                             organizations: {

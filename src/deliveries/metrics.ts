@@ -50,7 +50,7 @@ export function registerDeliveryMetrics(registry: Registry, db: Queryable): Deli
   };
   new Gauge({
     name: 'hub_delivery_queue_depth',
-    help: 'Deliveries waiting to be sent (PENDING, due or scheduled for a retry).',
+    help: 'Deliveries not yet delivered: PENDING (due or scheduled for a retry) and HELD (behind a FAILED one).',
     registers: [registry],
     async collect() {
       this.set((await stats()).depth);

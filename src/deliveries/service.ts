@@ -4,9 +4,8 @@
  * signed `ping` an organization sends itself to check its endpoint. Payloads are never shown:
  * they may carry (or lead to) personal data; the attempt log is what a recipient needs.
  */
-import { recordAudit } from '../audit/store.js';
+import { type Actor, recordAudit } from '../audit/store.js';
 import type { Database } from '../db/database.js';
-import type { Actor } from '../directory/service.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
 import type { WebhookPreparer } from './prepare.js';

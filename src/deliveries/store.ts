@@ -360,6 +360,13 @@ export async function findForUpdate(
  * FAILED one. Wakes the workers.
  */
 export async function requeue(q: Queryable, id: string): Promise<DeliveryRecord> {
+  // The transaction's row first, as every command that queues a message takes it: a message being
+  // queued behind this one (HELD, uncommitted) is committed before the release below looks.
+  await q.query(
+    `SELECT 1 FROM transactions t JOIN deliveries d ON d.transaction_ref = t.ref
+      WHERE d.id = $1 FOR NO KEY UPDATE OF t`,
+    [id],
+  );
   const rows = await q.query(
     `UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = clock_timestamp()
       WHERE id = $1 RETURNING ${COLUMNS}`,
@@ -386,8 +393,8 @@ export async function queueStats(q: Queryable): Promise<{ depth: number; oldestD
   const rows = await q.query<{ depth: number | string; age: number | string | null }>(
     `SELECT count(*)::int AS depth,
             extract(epoch FROM clock_timestamp() - min(next_attempt_at)
-              FILTER (WHERE next_attempt_at <= clock_timestamp()))::float8 AS age
-       FROM deliveries WHERE status = 'PENDING'`,
+              FILTER (WHERE status = 'PENDING' AND next_attempt_at <= clock_timestamp()))::float8 AS age
+       FROM deliveries WHERE status IN ('PENDING', 'HELD')`,
   );
   const r = rows[0];
   return { depth: Number(r?.depth ?? 0), oldestDueAgeSeconds: Math.max(0, Number(r?.age ?? 0)) };

@@ -5,7 +5,7 @@
  * allowed type, and a webhook endpoint the SSRF policy accepts.
  */
 import { randomUUID } from 'node:crypto';
-import { recordAudit } from '../audit/store.js';
+import { type Actor, recordAudit } from '../audit/store.js';
 import { openPii, sealPii } from '../crypto/envelope.js';
 import { parseParticipantPublicKey } from '../crypto/public-key.js';
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
@@ -26,8 +26,6 @@ export const MAX_ACTIVE_API_KEYS = 50;
 
 /** How long a rotated-out webhook secret keeps signing (SPEC §5). */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
-
-export type Actor = 'operator' | `org:${string}`;
 
 export class DirectoryService {
   private readonly cache = new DirectoryCache();

@@ -12,7 +12,7 @@ export const HubStats = Type.Object({
     {
       pending: Type.Integer({
         minimum: 0,
-        description: 'Queue depth: webhooks and e-mails not yet delivered.',
+        description: 'Queue depth: webhooks and e-mails not yet delivered (PENDING and HELD).',
       }),
       failed: Type.Integer({ minimum: 0, description: 'Deliveries whose retry schedule is used up.' }),
       oldestPendingAgeSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {

@@ -17,7 +17,7 @@ export async function hubStats(q: Queryable): Promise<HubStats> {
     q.query<{ n: number; age: number | null }>(
       `SELECT count(*)::int AS n,
               floor(extract(epoch FROM (now() - min(created_at))))::int AS age
-         FROM deliveries WHERE status = 'PENDING'`,
+         FROM deliveries WHERE status IN ('PENDING', 'HELD')`,
     ),
     q.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'FAILED'`),
     q.query<{ total: number; verified: number }>(

@@ -354,7 +354,7 @@ export class TransactionService {
   /** By the originator, after initiation: through confirm or the tx-hash command. */
   private async auditTxHash(tx: Queryable, orgId: string, ref: string): Promise<void> {
     await recordAudit(tx, {
-      actor: orgId,
+      actor: `org:${orgId}`,
       action: 'transaction.tx_hash_set',
       subjectType: 'transaction',
       subjectId: ref,
@@ -402,7 +402,7 @@ export class TransactionService {
         );
       }
       await recordAudit(tx, {
-        actor: orgId,
+        actor: `org:${orgId}`,
         action: 'transaction.pii_read',
         subjectType: 'transaction',
         subjectId: t.ref,

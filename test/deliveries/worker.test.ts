@@ -243,6 +243,61 @@ eachBackend(
       await store.releaseLeases(hub().db, next);
     });
 
+    it('releases a message queued behind a FAILED one while that one is being redelivered', async () => {
+      const { originator, beneficiary } = await setup();
+      const ref = await initiate(originator, beneficiary);
+      const [received] = await claimOf(ref);
+      await store.markAttemptFailed(
+        hub().db,
+        received!,
+        { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
+        null,
+      );
+      let queued!: () => void;
+      const isQueued = new Promise<void>((resolve) => {
+        queued = resolve;
+      });
+      let finish!: () => void;
+      const finishing = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      // A command (as tx-hash does): the transaction's row locked, a message queued, not yet committed.
+      const command = hub().db.transaction(async (tx) => {
+        await tx.query('SELECT ref FROM transactions WHERE ref = $1 FOR UPDATE', [ref]);
+        await enqueue(tx, [
+          {
+            channel: 'webhook',
+            event: 'tx-hash',
+            organizationId: beneficiary.id,
+            transactionRef: ref,
+            payload: { transactionRef: ref, txHash: '0x1' },
+          },
+        ]);
+        queued();
+        await finishing;
+      });
+      await isQueued;
+      const redelivery = hub().db.transaction((tx) => store.requeue(tx, received!.id));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      finish();
+      await Promise.all([command, redelivery]);
+      const again = await claimOf(ref);
+      assert.deepEqual(
+        again.map((d) => d.event),
+        ['received'],
+      );
+      await hub().db.transaction((tx) =>
+        store.markDelivered(tx, again[0]!, { statusCode: 200, latencyMs: 1 }),
+      );
+      const next = await claimOf(ref);
+      assert.deepEqual(
+        next.map((d) => d.event),
+        ['tx-hash'],
+        'the tx-hash is not left HELD',
+      );
+      await store.releaseLeases(hub().db, next);
+    });
+
     it('ignores the result of a worker whose lease ran out and was taken over', async () => {
       const { originator, beneficiary } = await setup();
       const ref = await initiate(originator, beneficiary);

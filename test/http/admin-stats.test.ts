@@ -59,6 +59,20 @@ eachBackend(
       const age = res.body.deliveries.oldestPendingAgeSeconds;
       assert.ok(age >= 90 && age < 120, String(age));
       assert.deepEqual(res.body.organizations, { total: 2, verified: 1 });
+
+      // A message HELD behind the FAILED one is still owed: it counts as pending.
+      const hash = await hub().request('POST', '/v1/transactions/tx-hash', {
+        key: originator.apiKey,
+        body: { transactionRef: refs[1], txHash: '0xabc' },
+      });
+      assert.equal(hash.status, 200, hash.text);
+      const held = await hub().db.query<{ status: string }>(
+        `SELECT status FROM deliveries WHERE transaction_ref = $1 AND event = 'tx-hash'`,
+        [refs[1]],
+      );
+      assert.deepEqual(held, [{ status: 'HELD' }]);
+      const after = await hub().admin('GET', '/v1/admin/stats');
+      assert.equal(after.body.deliveries.pending, 3);
     });
 
     it('is for the operator only', async () => {

@@ -657,7 +657,7 @@ eachBackend(
         `SELECT actor FROM audit_events WHERE action = 'transaction.tx_hash_set' AND subject_id = $1`,
         [ref],
       );
-      assert.deepEqual(audit, [{ actor: originator.id }]);
+      assert.deepEqual(audit, [{ actor: `org:${originator.id}` }]);
     });
 
     it('deletes Idempotency-Key records once they expire, and only those', async () => {
@@ -750,8 +750,8 @@ eachBackend(
         [ref],
       );
       assert.deepEqual(audit, [
-        { actor: originator.id, details: { role: 'originator' } },
-        { actor: beneficiary.id, details: { role: 'beneficiary' } },
+        { actor: `org:${originator.id}`, details: { role: 'originator' } },
+        { actor: `org:${beneficiary.id}`, details: { role: 'beneficiary' } },
       ]);
     });
 
