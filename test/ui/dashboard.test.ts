@@ -425,6 +425,39 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await context.close();
   });
 
+  it('knows the originator by its organization, not its DID, after the operator changes the DID', async () => {
+    const delta = await hub.createOrg({
+      name: 'Delta Exchange',
+      vaspDid: 'did:web:delta-exchange.example',
+      travelEndpoint: `${receiver.url}/delta`,
+    });
+    keysSeen.push(delta.apiKey);
+    const res = await hub.request('POST', '/v1/transactions/initiate', {
+      key: delta.apiKey,
+      body: mainRequest(beta.vaspDid),
+    });
+    assert.equal(res.status, 200, res.text);
+    const deltaRef = res.body.transactionRef as string;
+    await eventually(
+      async () => (await statusOf(delta.apiKey, deltaRef)) === 'RECEIVER_NOTIFIED',
+      'notified',
+    );
+    const renamed = await hub.admin('PATCH', `/v1/admin/organizations/${delta.id}`, {
+      vaspDid: 'did:web:delta-renamed.example',
+    });
+    assert.equal(renamed.status, 200, renamed.text);
+    const page = await signedIn(delta.apiKey);
+    await page.goto(`${hub.url}/ui/#/tx/${deltaRef}`);
+    await page.getByText('You are the originator.').waitFor();
+    await page.getByRole('button', { name: 'Confirm transaction' }).waitFor();
+    // A malformed address shows the not-found page with the navigation, never a blank page.
+    await page.goto(`${hub.url}/ui/#/tx/%E0%A4%A`);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await page.getByRole('link', { name: 'Outbox' }).waitFor();
+    await page.context().close();
+  });
+
   it('never puts an API key in a URL or in the logs', () => {
     for (const key of keysSeen) {
       assert.ok(!requested.some((url) => url.includes(key)), 'no key in a URL');

@@ -8,7 +8,11 @@ import { focusPolicy } from './hooks.js';
 export function currentRoute(): string[] {
   const hash = window.location.hash;
   if (!hash.startsWith('#/')) return [];
-  return hash.slice(2).split('/').filter(Boolean).map(decodeURIComponent);
+  try {
+    return hash.slice(2).split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return ['not-found']; // a malformed percent-escape: no such page, rather than a blank one
+  }
 }
 
 export function useRoute(): string[] {

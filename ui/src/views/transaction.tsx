@@ -57,7 +57,10 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
     );
   }
 
-  const role: Role = tx.originatorVASPdid === me.vaspDid ? 'originator' : 'beneficiary';
+  // By organization id: a DID can change after the transaction (the operator may edit it), and
+  // the transaction keeps the DIDs it was made with. Only its two parties can see it at all.
+  const role: Role =
+    tx.beneficiaryVASPid?.toLowerCase() === me.id.toLowerCase() ? 'beneficiary' : 'originator';
   const back = role === 'originator' ? ['#/outbox', 'Outbox'] : ['#/inbox', 'Inbox'];
   const txHash = tx.transactionBlockchainInfo.txHash;
 
