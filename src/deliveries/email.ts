@@ -15,7 +15,18 @@ export interface NotifyEmail {
   text: string;
 }
 
-const str = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : 'unknown');
+/**
+ * A payload value as e-mail text. The originator chooses some of them (the destination address,
+ * its own name), so control characters, line breaks included, are escaped: none can add a line
+ * or a paragraph of its own to a message that goes out in the hub's name.
+ */
+const str = (v: unknown): string =>
+  typeof v === 'string' || typeof v === 'number'
+    ? String(v).replace(
+        /[\u0000-\u001f\u007f-\u009f]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      )
+    : 'unknown';
 
 /** Subject and text of the announcement; pure, so tests can check it holds no personal data. */
 export function composeNotifyEmail(payload: Record<string, unknown>, joinUrl: string): NotifyEmail {

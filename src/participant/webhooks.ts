@@ -25,6 +25,9 @@ export function verifyWebhook(
   options: { toleranceSeconds?: number; now?: number } = {},
 ): unknown {
   const h = pick(headers);
+  if (!h['webhook-id'] || !h['webhook-timestamp'] || !h['webhook-signature']) {
+    throw new WebhookVerificationError('Missing required headers');
+  }
   const tolerance = Math.min(
     options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
     DEFAULT_TOLERANCE_SECONDS,
@@ -52,10 +55,15 @@ export function decryptPii(privateKeyPem: string, encryptedPii: string): Promise
   return decryptFromHub(privateKeyPem, encryptedPii);
 }
 
+/** The three headers, whatever the case of their names (a plain object may say `Webhook-Id`). */
 function pick(headers: HeaderBag): Record<string, string> {
+  const lower =
+    headers instanceof Headers
+      ? undefined
+      : new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   const get = (name: string): string => {
     if (headers instanceof Headers) return headers.get(name) ?? '';
-    const v = headers[name] ?? headers[name.toLowerCase()];
+    const v = lower!.get(name);
     return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
   };
   return {

@@ -8,6 +8,7 @@ import {
   signatureHeader,
   webhookHeaders,
 } from '../../src/deliveries/signing.js';
+import { verifyWebhook } from '../../src/participant/webhooks.js';
 
 const body = JSON.stringify({ transactionRef: 'ref-1', status: 'DECLINED', note: 'Żółć ✓' });
 const now = () => Math.floor(Date.now() / 1000);
@@ -122,5 +123,27 @@ describe('newMessageId', () => {
   it('encodes the time as ULID does', () => {
     // 1469918176385 ms is 01ARYZ6S41 in the ULID specification's example.
     assert.equal(newMessageId(1469918176385).slice(4, 14), '01ARYZ6S41');
+  });
+});
+
+describe('verifyWebhook (participant SDK)', () => {
+  const secret = generateWebhookSecret();
+  const signed = webhookHeaders([secret], 'msg_case', now(), body);
+
+  it('finds the headers whatever the case of their names, as the library does', () => {
+    const mixed = Object.fromEntries(
+      Object.entries(signed).map(([name, value]) => [
+        name.replace(/(^|-)\w/g, (c) => c.toUpperCase()),
+        value,
+      ]),
+    );
+    assert.ok('Webhook-Id' in mixed);
+    assert.deepEqual(new Webhook(secret).verify(body, mixed), JSON.parse(body));
+    assert.deepEqual(verifyWebhook([secret], body, mixed), JSON.parse(body));
+  });
+
+  it('says which is wrong: missing headers, not a bad timestamp', () => {
+    const { 'webhook-id': _id, ...withoutId } = signed;
+    assert.throws(() => verifyWebhook([secret], body, withoutId), /Missing required headers/);
   });
 });
