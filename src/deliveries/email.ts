@@ -8,6 +8,7 @@
  * recognisable as the same message.
  */
 import type { Transporter } from 'nodemailer';
+import { escapeControls } from '../text.js';
 import type { SendResult } from './sender.js';
 
 export interface NotifyEmail {
@@ -21,12 +22,7 @@ export interface NotifyEmail {
  * or a paragraph of its own to a message that goes out in the hub's name.
  */
 const str = (v: unknown): string =>
-  typeof v === 'string' || typeof v === 'number'
-    ? String(v).replace(
-        /[\u0000-\u001f\u007f-\u009f]/g,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-      )
-    : 'unknown';
+  typeof v === 'string' || typeof v === 'number' ? escapeControls(String(v)) : 'unknown';
 
 /** Subject and text of the announcement; pure, so tests can check it holds no personal data. */
 export function composeNotifyEmail(payload: Record<string, unknown>, joinUrl: string): NotifyEmail {

@@ -8,6 +8,7 @@
  * one sitting.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { escapeControls } from '../text.js';
 import { decryptPii, verifyWebhook } from './webhooks.js';
 
 const EVENTS = new Set(['received', 'confirmed-data', 'declined', 'tx-hash', 'ping']);
@@ -95,10 +96,12 @@ export function createReceiver(options: ReceiverOptions): Server {
  * names, or (with `showPii`, for a demo) their names. Terminals are logged; names are not by default.
  */
 export function describeEvent(e: ReceivedEvent, showPii = false): string {
+  // Counterparties choose some of these strings (a destination, a decline's description, names):
+  // escaped, none can move the cursor, clear the terminal or start a line of its own.
   const p = e.payload;
   const time = new Date().toISOString().slice(11, 19);
   const head = `[${time}] ${e.event.padEnd(14)} ${p.transactionRef ?? ''}`;
-  if (e.duplicate) return printable(`${head} (duplicate ${e.webhookId}, ignored)`);
+  if (e.duplicate) return escapeControls(`${head} (duplicate ${e.webhookId}, ignored)`);
   let line = head;
   if (e.event === 'received') {
     line += ` ${p.protocol} ${p.transactionAmount} ${p.transactionAsset} to ${p.ivms101_data?.transactionBlockchainInfo?.destination} from ${p.originatorVASPdid}`;
@@ -109,21 +112,9 @@ export function describeEvent(e: ReceivedEvent, showPii = false): string {
   } else if (e.event === 'confirmed-data') {
     line += ` ${p.status} from ${p.originatorVASPdid}`;
   }
-  if (!e.pii) return printable(line);
+  if (!e.pii) return escapeControls(line);
   const persons = showPii ? personNames(e.pii) : personCount(e.pii);
-  return `${printable(line)}\n           personal data: ${printable(persons)}`;
-}
-
-/**
- * Counterparties choose some of the printed strings (a destination address, a decline's
- * description, names): their control characters are escaped, so none can move the cursor, clear
- * the terminal or start a line of its own.
- */
-function printable(text: string): string {
-  return text.replace(
-    /[\u0000-\u001f\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return `${escapeControls(line)}\n           personal data: ${escapeControls(persons)}`;
 }
 
 function personCount(pii: any): string {
