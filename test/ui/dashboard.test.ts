@@ -458,6 +458,36 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.context().close();
   });
 
+  it('shows every failed delivery, past the first hundred, so each can be redelivered', async () => {
+    await hub.db.query(
+      `INSERT INTO deliveries (id, message_id, channel, event, organization_id, transaction_ref, payload, status, attempts)
+       SELECT gen_random_uuid(), 'msg_bulk_' || g, d.channel, d.event, d.organization_id, d.transaction_ref, d.payload,
+              'FAILED', 11
+         FROM (SELECT * FROM deliveries WHERE organization_id = $1 AND event = 'declined' LIMIT 1) d,
+              generate_series(1, 101) g`,
+      [alpha.id],
+    );
+    const [{ n: total }] = (await hub.db.query(
+      `SELECT count(*)::int AS n FROM deliveries WHERE organization_id = $1 AND status = 'FAILED'`,
+      [alpha.id],
+    )) as [{ n: number }];
+    assert.ok(total > 100, String(total));
+    try {
+      const page = await signedIn(alpha.apiKey);
+      await page.getByRole('link', { name: 'Delivery health' }).click();
+      const failedCounter = page.locator('.counter').filter({ hasText: 'Failed' }).locator('.counter-value');
+      await page.getByRole('button', { name: 'Load more' }).waitFor();
+      assert.equal(((await failedCounter.textContent()) ?? '').trim(), '100+');
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await page.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
+      assert.equal(((await failedCounter.textContent()) ?? '').trim(), String(total));
+      assert.equal(await page.getByRole('article', { name: /webhook, failed/ }).count(), total);
+      await page.context().close();
+    } finally {
+      await hub.db.query("DELETE FROM deliveries WHERE message_id LIKE 'msg_bulk_%'");
+    }
+  });
+
   it('never puts an API key in a URL or in the logs', () => {
     for (const key of keysSeen) {
       assert.ok(!requested.some((url) => url.includes(key)), 'no key in a URL');

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, unwrap } from '../api.js';
 import { DeliveryList } from '../components/deliveries.js';
-import { ErrorNote, Loading, PageHead } from '../components/ui.js';
+import { ErrorNote, Loading, LoadMore, PageHead } from '../components/ui.js';
 import { usePoll } from '../hooks.js';
 import { useOrg } from '../session.js';
 import { POLL_MS } from './transactions.js';
@@ -10,22 +10,48 @@ import { POLL_MS } from './transactions.js';
 export function DeliveryHealth() {
   const { client, me } = useOrg();
   const [failed, setFailed] = useState<Delivery[] | null>(null);
+  // Past the first page of failed ones: where the next page starts (redelivery needs them all).
+  const [failedNext, setFailedNext] = useState<string | null>(null);
   const [pending, setPending] = useState<Delivery[] | null>(null);
+  const [morePending, setMorePending] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
+  const list = (status: 'FAILED' | 'PENDING' | 'HELD', cursor?: string) =>
+    unwrap(
+      client.GET('/v1/webhooks/deliveries', {
+        params: { query: { status, limit: '100', ...(cursor ? { cursor } : {}) } },
+      }),
+    );
   const load = async () => {
-    const list = (status: 'FAILED' | 'PENDING' | 'HELD') =>
-      unwrap(client.GET('/v1/webhooks/deliveries', { params: { query: { status, limit: '100' } } }));
     const [f, p, h] = await Promise.all([list('FAILED'), list('PENDING'), list('HELD')]);
     setFailed(f.deliveries);
+    setFailedNext(f.nextCursor);
     setPending([...p.deliveries, ...h.deliveries]);
+    setMorePending(p.nextCursor !== null || h.nextCursor !== null);
     setError(null);
   };
   const reload = () => load().catch(setError);
   useEffect(() => {
     reload();
   }, []);
-  usePoll(load, POLL_MS, []);
+  // Only while the failed ones fit one page: a reload would drop what "Load more" added.
+  usePoll(
+    async () => {
+      if (!failedNext) await load();
+    },
+    POLL_MS,
+    [failedNext],
+  );
+  const moreFailed = async () => {
+    if (!failedNext || !failed) return;
+    try {
+      const r = await list('FAILED', failedNext);
+      setFailed([...failed, ...r.deliveries]);
+      setFailedNext(r.nextCursor);
+    } catch (err) {
+      setError(err);
+    }
+  };
 
   return (
     <section aria-labelledby="health-heading">
@@ -39,10 +65,14 @@ export function DeliveryHealth() {
       </PageHead>
       <ErrorNote error={error} />
       <div class="counters">
-        <Counter label="Failed" value={failed?.length} tone={failed?.length ? 'bad' : 'ok'} />
+        <Counter
+          label="Failed"
+          value={failed ? (failedNext ? `${failed.length}+` : failed.length) : undefined}
+          tone={failed?.length ? 'bad' : 'ok'}
+        />
         <Counter
           label="Pending (retrying, queued or held)"
-          value={pending?.length}
+          value={pending ? (morePending ? `${pending.length}+` : pending.length) : undefined}
           tone={pending?.length ? 'warn' : 'ok'}
         />
       </div>
@@ -55,6 +85,7 @@ export function DeliveryHealth() {
       ) : (
         <DeliveryList deliveries={failed} onChange={reload} showTransaction />
       )}
+      {failedNext ? <LoadMore onClick={moreFailed} /> : null}
 
       <h2>Pending deliveries</h2>
       {pending === null ? (
