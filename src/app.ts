@@ -88,7 +88,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       onCreate: (ajv) => ajv.addFormat('uuid', UUID),
     },
     schemaController: { compilersFactory: lazyCompilers() },
-    return503OnClosing: true,
+    // Answered by the onRequest hook below instead, as problem+json.
+    return503OnClosing: false,
     // Errors raised before any hook or handler runs, answered as problem+json like the rest.
     frameworkErrors: (error, request, reply) => answerFrameworkError(error, request, reply, authenticate),
     clientErrorHandler: answerClientError,
@@ -100,9 +101,20 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   // Set as the request starts (a callback hook: no promise per request), so every answer carries
   // them, errors included. Answers hold organizations' data (the /pii read: personal data), so no
   // browser or proxy may keep a copy; the dashboard's static files set their own caching.
+  // While the hub shuts down, a request that still arrives on an open connection (pipelined, or
+  // on a keep-alive connection) gets 503 UNAVAILABLE as problem+json, and the connection closes.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('cache-control', 'no-store');
+    if (closing) {
+      reply.header('connection', 'close');
+      return done(new AppError('UNAVAILABLE', 'The hub is shutting down; send the request again.'));
+    }
     done();
   });
 

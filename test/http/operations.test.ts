@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { it } from 'node:test';
-import { eachBackend } from '../harness.js';
+import { describe, it } from 'node:test';
+import { eachBackend, startHub } from '../harness.js';
 
 eachBackend('operations endpoints', (hub, backend) => {
   it('answers /healthz and /readyz without a key', async () => {
@@ -128,6 +128,41 @@ eachBackend('operations endpoints', (hub, backend) => {
     assert.match(oversized!.head, /^HTTP\/1\.1 431 /);
     assert.equal(oversized!.body.code, 'HEADERS_TOO_LARGE');
     assert.equal(oversized!.body.status, 431);
+  });
+});
+
+describe('shutting down', () => {
+  it('answers a request still arriving on an open connection with 503 UNAVAILABLE as problem+json', async () => {
+    const hub = await startHub('pglite', { HUB_WORKER: 'false' });
+    try {
+      const org = await hub.createOrg();
+      const { hostname, port } = new URL(hub.url);
+      const socket = connect(Number(port), hostname);
+      const chunks: Buffer[] = [];
+      socket.on('data', (c) => chunks.push(c));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      await new Promise((resolve) => socket.once('connect', resolve));
+      // The first request is under way (its body not yet sent) when the hub starts closing.
+      socket.write(
+        'POST /v1/transactions/initiate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          `x-api-key: ${org.apiKey}\r\nContent-Length: 2\r\n\r\n`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closing = hub.hub.app.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.write('{}GET /healthz HTTP/1.1\r\nHost: x\r\nx-request-id: late-1\r\n\r\n');
+      await closed;
+      await closing;
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const second = raw.slice(raw.indexOf('HTTP/1.1', 1));
+      assert.match(raw, /^HTTP\/1\.1 400 /, 'the first request is answered as usual');
+      assert.match(second, /^HTTP\/1\.1 503 /, raw);
+      assert.match(second, /content-type: application\/problem\+json/i);
+      assert.match(second, /x-request-id: late-1/i);
+      assert.match(second, /"code":"UNAVAILABLE"/);
+    } finally {
+      await hub.destroy();
+    }
   });
 });
 
