@@ -76,17 +76,14 @@ export class DeliveryService {
   }
 
   private requeueFailed(id: string, scope: Parameters<typeof store.findForUpdate>[2], actor: Actor) {
+    const what = scope.channel === 'email' ? 'e-mail' : 'delivery';
     return this.db.transaction(async (tx) => {
       const d = await store.findForUpdate(tx, id, scope);
-      if (!d)
-        throw new AppError(
-          'NOT_FOUND',
-          `The ${scope.channel === 'email' ? 'e-mail' : 'delivery'} does not exist.`,
-        );
+      if (!d) throw new AppError('NOT_FOUND', `The ${what} does not exist.`);
       if (d.status !== 'FAILED') {
         throw new AppError(
           'INVALID_STATE',
-          `The ${scope.channel === 'email' ? 'e-mail' : 'delivery'} is ${d.status}; only a FAILED one can be redelivered.`,
+          `The ${what} is ${d.status}; only a FAILED one can be redelivered.`,
         );
       }
       const requeued = await store.requeue(tx, id);

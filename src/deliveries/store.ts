@@ -58,11 +58,13 @@ export interface DeliveryRecord {
 }
 
 /**
- * The same transaction and the same recipient as `f`, for `d`: the messages that go out in order.
- * Both aliases are rows of `deliveries`.
+ * SQL: rows `a` and `b` of `deliveries` belong to the same transaction and the same recipient,
+ * the messages that go out in order.
  */
-const SAME_STREAM = `d.transaction_ref = f.transaction_ref AND d.channel = f.channel
-  AND d.organization_id IS NOT DISTINCT FROM f.organization_id AND d.email_to IS NOT DISTINCT FROM f.email_to`;
+const sameStream = (a: string, b: string) =>
+  `${a}.transaction_ref = ${b}.transaction_ref AND ${a}.channel = ${b}.channel
+   AND ${a}.organization_id IS NOT DISTINCT FROM ${b}.organization_id
+   AND ${a}.email_to IS NOT DISTINCT FROM ${b}.email_to`;
 
 /**
  * Claims up to `limit` due rows and leases them for `leaseMs`. A row is due when PENDING, its
@@ -91,7 +93,7 @@ export async function claimDue(
            AND (d.channel = 'webhook' OR $3::boolean)
            AND NOT EXISTS (
              SELECT 1 FROM deliveries f
-              WHERE ${SAME_STREAM} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
+              WHERE ${sameStream('d', 'f')} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
          ORDER BY d.next_attempt_at
          LIMIT $1
          FOR UPDATE OF d SKIP LOCKED))
@@ -212,7 +214,7 @@ async function holdSuccessors(q: Queryable, failedIds: string[]): Promise<void> 
   await q.query(
     `UPDATE deliveries d SET status = 'HELD'
        FROM deliveries f
-      WHERE f.id = ANY ($1::uuid[]) AND ${SAME_STREAM} AND d.seq > f.seq AND d.status = 'PENDING'`,
+      WHERE f.id = ANY ($1::uuid[]) AND ${sameStream('d', 'f')} AND d.seq > f.seq AND d.status = 'PENDING'`,
     [failedIds],
   );
 }
@@ -375,13 +377,10 @@ export async function requeue(q: Queryable, id: string): Promise<DeliveryRecord>
   await q.query(
     `UPDATE deliveries d SET status = 'PENDING', next_attempt_at = clock_timestamp()
        FROM deliveries f
-      WHERE f.id = $1 AND ${SAME_STREAM} AND d.seq > f.seq AND d.status = 'HELD'
+      WHERE f.id = $1 AND ${sameStream('d', 'f')} AND d.seq > f.seq AND d.status = 'HELD'
         AND NOT EXISTS (
           SELECT 1 FROM deliveries g
-           WHERE g.transaction_ref = d.transaction_ref AND g.channel = d.channel
-             AND g.organization_id IS NOT DISTINCT FROM d.organization_id
-             AND g.email_to IS NOT DISTINCT FROM d.email_to
-             AND g.status = 'FAILED' AND g.seq > f.seq AND g.seq < d.seq)`,
+           WHERE ${sameStream('g', 'd')} AND g.status = 'FAILED' AND g.seq > f.seq AND g.seq < d.seq)`,
     [id],
   );
   await q.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
