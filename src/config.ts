@@ -114,8 +114,9 @@ function boolean(v: string | undefined, name: string, dflt: boolean): boolean {
 }
 
 /** What an operator key must be: what the hub can accept in `x-api-key` (auth takes ≤ 256 characters). */
-export const ADMIN_KEY_RULE = 'must be 24 to 256 printable ASCII characters, without spaces';
+export const ADMIN_KEY_RULE = 'must be 24 to 256 printable ASCII characters (spaces only between others)';
 
+/** Printable ASCII; a space only inside, since HTTP drops the spaces around a header's value. */
 export function isUsableAdminKey(key: string): boolean {
-  return /^[\x21-\x7e]{24,256}$/.test(key);
+  return /^[\x21-\x7e][\x20-\x7e]{22,254}[\x21-\x7e]$/.test(key);
 }

@@ -369,9 +369,15 @@ export async function requeue(q: Queryable, id: string): Promise<DeliveryRecord>
       WHERE d.id = $1 FOR NO KEY UPDATE OF t`,
     [id],
   );
+  // HELD instead when an earlier message of its stream is itself FAILED or HELD (two FAILED in
+  // one stream: data from before migration 0006, when a FAILED one held nothing back).
   const rows = await q.query(
-    `UPDATE deliveries SET status = 'PENDING', attempts = 0, next_attempt_at = clock_timestamp()
-      WHERE id = $1 RETURNING ${COLUMNS}`,
+    `UPDATE deliveries d SET attempts = 0, next_attempt_at = clock_timestamp(),
+            status = CASE WHEN EXISTS (
+              SELECT 1 FROM deliveries f
+               WHERE ${sameStream('f', 'd')} AND f.seq < d.seq AND f.status IN ('FAILED', 'HELD'))
+            THEN 'HELD' ELSE 'PENDING' END
+      WHERE d.id = $1 RETURNING ${COLUMNS}`,
     [id],
   );
   await q.query(

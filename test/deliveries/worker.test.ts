@@ -298,6 +298,54 @@ eachBackend(
       await store.releaseLeases(hub().db, next);
     });
 
+    it('keeps a redelivered message HELD while an earlier one of its stream is still FAILED', async () => {
+      // Two FAILED in one stream: data from before migration 0006, when a FAILED one held nothing.
+      const { originator, beneficiary } = await setup();
+      const ref = await initiate(originator, beneficiary);
+      const [received] = await claimOf(ref);
+      await store.markAttemptFailed(
+        hub().db,
+        received!,
+        { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
+        null,
+      );
+      const [hashId] = await hub().db.transaction((tx) =>
+        enqueue(tx, [
+          {
+            channel: 'webhook',
+            event: 'tx-hash',
+            organizationId: beneficiary.id,
+            transactionRef: ref,
+            payload: { transactionRef: ref, txHash: '0x1' },
+          },
+        ]),
+      );
+      await hub().db.query(`UPDATE deliveries SET status = 'FAILED' WHERE id = $1`, [hashId]);
+
+      const later = await hub().db.transaction((tx) => store.requeue(tx, hashId!));
+      assert.equal(later.status, 'HELD', 'it waits behind the FAILED received, outside the due queue');
+      assert.deepEqual(await claimOf(ref), []);
+      await hub().db.transaction((tx) => store.requeue(tx, received!.id));
+      assert.deepEqual(
+        (await deliveryRows(ref)).map((r) => r.status),
+        ['PENDING', 'PENDING'],
+      );
+      const first = await claimOf(ref);
+      assert.deepEqual(
+        first.map((d) => d.event),
+        ['received'],
+      );
+      await hub().db.transaction((tx) =>
+        store.markDelivered(tx, first[0]!, { statusCode: 200, latencyMs: 1 }),
+      );
+      const next = await claimOf(ref);
+      assert.deepEqual(
+        next.map((d) => d.event),
+        ['tx-hash'],
+      );
+      await store.releaseLeases(hub().db, next);
+    });
+
     it('ignores the result of a worker whose lease ran out and was taken over', async () => {
       const { originator, beneficiary } = await setup();
       const ref = await initiate(originator, beneficiary);
