@@ -85,6 +85,9 @@ export class DirectoryService {
   async update(id: string, patch: UpdateOrganization, actor: Actor): Promise<Organization> {
     this.validate(patch);
     return this.write(async (tx) => {
+      // Under the row lock: a patch merges into the row as the one before it left it, so two
+      // patches at once both hold (without it, the second wrote back what it read, undoing the first).
+      if (!(await store.lockOrganization(tx, id))) throw notFound('The organization');
       const current = await store.findOrganization(tx, id);
       if (!current) throw notFound('The organization');
       const next: Organization = {
@@ -131,11 +134,23 @@ export class DirectoryService {
     return store.listApiKeys(this.db, organizationId);
   }
 
-  /** Revokes a key. With `ownerId`, only a key of that organization may be revoked. */
-  async revokeApiKey(keyId: string, actor: Actor, ownerId?: string): Promise<void> {
+  /**
+   * Revokes a key, under its organization's row lock so that revocations of one organization take
+   * turns. With `owner`, only a key of that organization may be revoked, and only while the key
+   * making the request is still active: two keys revoking each other at once leave one working.
+   */
+  async revokeApiKey(keyId: string, actor: Actor, owner?: { organizationId: string; callerKeyId: string }) {
     await this.write(async (tx) => {
-      const keys = ownerId ? await store.listApiKeys(tx, ownerId) : undefined;
-      if (keys && !keys.some((k) => k.keyId === keyId)) throw notFound('The API key');
+      const organizationId = owner?.organizationId ?? (await store.apiKeyOrganization(tx, keyId));
+      if (!organizationId || !(await store.lockOrganization(tx, organizationId)))
+        throw notFound('The API key');
+      if (owner) {
+        const keys = await store.listApiKeys(tx, owner.organizationId);
+        if (!keys.some((k) => k.keyId === keyId)) throw notFound('The API key');
+        if (!keys.some((k) => k.keyId === owner.callerKeyId && k.revokedAt === null)) {
+          throw new AppError('UNAUTHENTICATED', 'The API key making this request has just been revoked.');
+        }
+      }
       const revoked = await store.revokeApiKey(tx, keyId);
       if (!revoked) throw notFound('The API key');
       await recordAudit(tx, {
@@ -160,7 +175,7 @@ export class DirectoryService {
         'This API key is making the request and stays active; revoke it with another key of the organization.',
       );
     }
-    await this.revokeApiKey(keyId, `org:${organizationId}`, organizationId);
+    await this.revokeApiKey(keyId, `org:${organizationId}`, { organizationId, callerKeyId });
   }
 
   /** Issues a new webhook secret; the previous one keeps signing for SECRET_OVERLAP_MS, older ones stop. */

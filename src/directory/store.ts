@@ -126,6 +126,15 @@ export async function countActiveApiKeys(q: Queryable, organizationId: string): 
 }
 
 /** Revokes a key; returns the revoked key, or undefined when it does not exist. */
+/** The organization a key belongs to, revoked or not. */
+export async function apiKeyOrganization(q: Queryable, keyId: string): Promise<string | undefined> {
+  const rows = await q.query<{ organization_id: string }>(
+    'SELECT organization_id FROM api_keys WHERE id = $1',
+    [keyId],
+  );
+  return rows[0]?.organization_id;
+}
+
 export async function revokeApiKey(q: Queryable, keyId: string): Promise<ApiKeyRecord | undefined> {
   const rows = await q.query(
     `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1

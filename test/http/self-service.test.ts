@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
+import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { eachBackend } from '../harness.js';
 
 interface KeyInfo {
@@ -147,6 +148,45 @@ eachBackend('self-service keys and webhook secret', (hub) => {
     assert.equal(signing.length, 2);
     const issued = rotated.map((r) => r.body.webhookSecret as string);
     assert.ok(issued.includes(signing[0]!) && issued.includes(signing[1]!), 'the last two rotations sign');
+  });
+
+  it('leaves a working key when two keys of the organization revoke each other at once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const org = await hub().createOrg();
+      const [first] = (await hub().request('GET', '/v1/organizations/me/api-keys', { key: org.apiKey })).body
+        .apiKeys;
+      const second = (await hub().request('POST', '/v1/organizations/me/api-keys', { key: org.apiKey })).body;
+      const answers = await Promise.all([
+        hub().request('DELETE', `/v1/organizations/me/api-keys/${second.keyId}`, { key: org.apiKey }),
+        hub().request('DELETE', `/v1/organizations/me/api-keys/${first.keyId}`, { key: second.apiKey }),
+      ]);
+      const statuses = answers.map((a) => a.status).sort();
+      assert.deepEqual(statuses, [204, 401], `round ${round}: one revocation wins, the other's key is gone`);
+      const alive = await Promise.all(
+        [org.apiKey, second.apiKey].map(
+          async (key) => (await hub().request('GET', '/v1/organizations/me', { key })).status,
+        ),
+      );
+      assert.deepEqual(alive.sort(), [200, 401], `round ${round}: exactly one key still works`);
+    }
+  });
+
+  it('keeps both of two directory changes made at once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const org = await hub().createOrg({ publicKey: generateParticipantKeyPair().publicKeyPem });
+      const [removed, renamed] = await Promise.all([
+        hub().admin('PATCH', `/v1/admin/organizations/${org.id}`, { publicKey: null }),
+        hub().request('PATCH', '/v1/organizations/me', {
+          key: org.apiKey,
+          body: { name: `Renamed ${round}` },
+        }),
+      ]);
+      assert.equal(removed.status, 200, removed.text);
+      assert.equal(renamed.status, 200, renamed.text);
+      const now = (await hub().request('GET', '/v1/organizations/me', { key: org.apiKey })).body;
+      assert.equal(now.publicKey, null, `round ${round}: the removed key stays removed`);
+      assert.equal(now.name, `Renamed ${round}`, `round ${round}: the rename holds`);
+    }
   });
 
   it('holds at most 50 active API keys per organization', async () => {
