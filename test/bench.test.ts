@@ -17,16 +17,20 @@ it('runs the benchmark at a tiny scale and prints every scenario with its baseli
     maxBuffer: 4 * 1024 * 1024,
   });
   assert.match(stdout, /^\| scenario \| value \| unit \| p50 ms \| p99 ms \| errors \| ratio \| note \|$/m);
-  for (const scenario of [
+  const scenarios = [
     'baseline: Fastify POST + schema validation',
     'baseline: + naive 1-row insert',
     'initiate (auth, validation, IVMS101, encryption, commit)',
+    'initiate with an Idempotency-Key per request',
     'hub RSS under initiate load',
+    'hub CPU under initiate load',
+    'start-up to /readyz, new data',
     'start-up to /readyz, existing data',
-    'end-to-end: initiate response → received webhook',
+    'end-to-end: initiate sent → received webhook',
     'baseline: raw undici sender',
     'one worker draining',
-  ]) {
+  ];
+  for (const scenario of scenarios) {
     assert.ok(stdout.includes(`| ${scenario}`), `missing row: ${scenario}`);
   }
   assert.match(stdout, /\d+(\.\d+)?× naive insert/);
@@ -35,6 +39,18 @@ it('runs the benchmark at a tiny scale and prints every scenario with its baseli
   assert.match(stdout, /one worker draining.*; hub \d+ µs per delivery/);
   const latest = JSON.parse(readFileSync(new URL('../bench/results/latest.json', import.meta.url), 'utf8'));
   assert.equal(latest.scale.name, 'smoke');
-  assert.ok(latest.rows.length >= 10);
+  for (const scenario of scenarios) {
+    assert.ok(
+      latest.rows.some((row: { scenario: string }) => row.scenario.startsWith(scenario)),
+      `missing in latest.json: ${scenario}`,
+    );
+  }
   for (const row of latest.rows) assert.equal(typeof row.value, 'number', row.scenario);
+  // Every initiation answered 2xx and every webhook arrived, or the figures mean nothing.
+  for (const row of latest.rows.filter((r: { scenario: string }) =>
+    /^(initiate|end-to-end|one worker)/.test(r.scenario),
+  )) {
+    assert.equal(row.errors, 0, `${row.scenario}: ${row.errors} errors`);
+  }
+  assert.match(stdout, /(\d+)\/\1 arrived/);
 });
