@@ -25,7 +25,7 @@ import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { answerClientError, answerFrameworkError, registerProblemHandlers } from './http/problem.js';
 import { lazyRequestLogger } from './http/request-logger.js';
-import { type HubApp, Problem } from './http/types.js';
+import { type HubApp, Problem, problems } from './http/types.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import type { HubSecrets } from './secrets.js';
@@ -197,7 +197,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       schema: {
         ...ops,
         summary: 'Readiness: the database answers',
-        response: { 200: Type.Object({ status: Type.Literal('ready') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: problems(503)[503] },
       },
       config: { rateLimit: false },
     },

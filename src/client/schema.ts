@@ -68,6 +68,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Database unreachable or shutting down (UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -125,7 +134,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -241,7 +250,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -342,7 +351,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -451,7 +460,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -545,7 +554,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -651,7 +660,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -754,7 +763,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -859,7 +868,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -933,7 +942,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -944,6 +953,15 @@ export interface paths {
                 };
                 /** @description Not found (NOT_FOUND) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1021,7 +1039,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1112,7 +1130,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1205,6 +1223,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Rate limited (RATE_LIMITED) */
                 429: {
                     headers: {
@@ -1268,6 +1295,15 @@ export interface paths {
                 };
                 /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1352,6 +1388,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
                 415: {
                     headers: {
@@ -1421,6 +1466,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Rate limited (RATE_LIMITED) */
                 429: {
                     headers: {
@@ -1459,6 +1513,24 @@ export interface paths {
                 };
                 /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1526,6 +1598,15 @@ export interface paths {
                 };
                 /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1615,6 +1696,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Rate limited (RATE_LIMITED) */
                 429: {
                     headers: {
@@ -1667,6 +1757,15 @@ export interface paths {
                 };
                 /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1782,6 +1881,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Rate limited (RATE_LIMITED) */
                 429: {
                     headers: {
@@ -1889,6 +1997,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Not found (NOT_FOUND) */
                 404: {
                     headers: {
@@ -1974,7 +2091,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2082,7 +2199,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2221,7 +2338,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2782,6 +2899,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
                 409: {
                     headers: {
@@ -2904,7 +3030,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Wrong party or role (FORBIDDEN) */
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3041,6 +3167,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Rate limited (RATE_LIMITED) */
                 429: {
                     headers: {
@@ -3125,6 +3260,15 @@ export interface paths {
                 };
                 /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -6,8 +6,9 @@
 //   attempts there is no next attempt and the delivery is FAILED.
 // - Jitter spreads retries of deliveries that failed together (an endpoint outage) so they do not
 //   return as one burst; the random source is injectable so tests are exact.
-// - A receiver's Retry-After can only postpone an attempt, never bring it forward, and by at most an
-//   hour beyond what we planned: a receiver cannot make us hammer it, nor park a delivery for days.
+// - A receiver's Retry-After can only postpone an attempt, never bring it forward, and only up to a
+//   wait of an hour in all (a longer plan stays): a receiver cannot make us hammer it, nor park a
+//   delivery for days.
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/;

@@ -91,7 +91,7 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
       schema: {
         tags,
         summary: 'Issue another API key for the calling organization (shown once)',
-        response: { 201: CreatedApiKey, ...problems() },
+        response: { 201: CreatedApiKey, ...problems(409) },
       },
     },
     async (request, reply) => {
@@ -227,7 +227,7 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
         tags,
         summary: 'Issue another API key for the organization (shown once)',
         params: IdParams,
-        response: { 201: CreatedApiKey, ...problems(400, 403, 404) },
+        response: { 201: CreatedApiKey, ...problems(400, 403, 404, 409) },
       },
     },
     async (request, reply) => {

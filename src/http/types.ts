@@ -41,18 +41,22 @@ export const Problem = Type.Object(
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failed (VALIDATION_FAILED)',
   401: 'Missing, unknown or revoked API key (UNAUTHENTICATED)',
-  403: 'Wrong party or role (FORBIDDEN)',
+  403: 'Wrong party or role, or the wrong kind of key for the route (FORBIDDEN)',
   404: 'Not found (NOT_FOUND)',
   409: 'Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS)',
   413: 'Body over 256 KiB (PAYLOAD_TOO_LARGE)',
   415: 'Body not JSON (UNSUPPORTED_MEDIA_TYPE)',
   422: 'Unknown counterparty (UNKNOWN_COUNTERPARTY)',
   429: 'Rate limited (RATE_LIMITED)',
+  503: 'Database unreachable or shutting down (UNAVAILABLE)',
 };
 
-/** Documents problem+json responses for the given statuses (401 and 429 are always possible). */
+/**
+ * Documents problem+json responses for the given statuses. 401, 403 (the operator key outside
+ * /v1/admin, an organization key inside it) and 429 are always possible.
+ */
 export function problems(...statuses: number[]) {
-  const all = [...new Set([...statuses, 401, 429])].sort();
+  const all = [...new Set([...statuses, 401, 403, 429])].sort();
   return Object.fromEntries(
     all.map((s) => [
       s,

@@ -90,6 +90,8 @@ export interface LocalWorker {
 export class TransactionService {
   private readonly initiations: GroupCommit<store.Initiation>;
   private localWorker: LocalWorker | undefined;
+  /** Keyed initiations a group commit skipped, their key being taken (see initiate). */
+  private readonly keyTaken = new WeakSet<store.Initiation>();
   /** When this process last deleted expired Idempotency-Key records (see purgeExpiredKeys). */
   private lastPurge = 0;
 
@@ -138,7 +140,7 @@ export class TransactionService {
       ms: grant?.leaseMs ?? 0,
       items: new Set(webhooks.slice(0, grant?.count ?? 0)),
     };
-    let written: { messages: WrittenMessage[]; leaseUntil: Date };
+    let written: Awaited<ReturnType<typeof store.insertInitiations>>;
     try {
       written = await store.insertInitiations(this.db, items, {
         leased,
@@ -148,28 +150,45 @@ export class TransactionService {
       worker?.cancel(leased.items.size);
       throw err;
     }
+    for (const item of written.skipped) this.keyTaken.add(item);
     if (!worker || leased.items.size === 0) return 0;
-    worker.take(
-      written.messages.filter((_, i) => leased.items.has(items[i]!)),
-      written.leaseUntil,
+    const handed = written.messages.filter(
+      (_, i) => leased.items.has(items[i]!) && !written.skipped.has(items[i]!),
     );
-    return leased.items.size;
+    if (handed.length < leased.items.size) worker.cancel(leased.items.size - handed.length);
+    worker.take(handed, written.leaseUntil);
+    return handed.length;
   }
 
   /**
-   * Initiation is the hot path. With an Idempotency-Key it runs as a classic command (the
-   * replay record must commit with it); without one its single write joins a group commit.
+   * Initiation is the hot path: its single write joins a group commit, with an Idempotency-Key
+   * too, whose record the same statement writes unless the key is taken. A taken key (a retry, a
+   * concurrent twin, an expired record) and a refusal that must be remembered go the classic way
+   * instead (`command`), which replays the record, answers 409 to another body, or runs alone.
    */
   async initiate(originatorId: string, body: InitiateRequest, idem?: Idempotency): Promise<InitiateResponse> {
-    if (idem) {
-      return this.command(originatorId, idem, async (tx) => {
+    if (!idem) {
+      const prepared = await this.prepareInitiation(this.lookups, originatorId, body);
+      await this.initiations.submit(prepared.initiation);
+      return prepared.response;
+    }
+    const alone = () =>
+      this.command(originatorId, idem, async (tx) => {
         const prepared = await this.prepareInitiation(lookupsIn(tx), originatorId, body);
         await store.insertInitiations(tx, [prepared.initiation], { notify: true });
         return prepared.response;
       });
+    let prepared: Awaited<ReturnType<typeof this.prepareInitiation>>;
+    try {
+      prepared = await this.prepareInitiation(this.lookups, originatorId, body);
+    } catch (err) {
+      if (err instanceof AppError && REPLAYED_REFUSALS.has(err.code)) return alone();
+      throw err;
     }
-    const prepared = await this.prepareInitiation(this.lookups, originatorId, body);
+    prepared.initiation.idempotency = { key: idem.key, hash: idem.hash, response: prepared.response };
     await this.initiations.submit(prepared.initiation);
+    if (this.keyTaken.has(prepared.initiation)) return alone();
+    this.purgeExpiredKeys();
     return prepared.response;
   }
 

@@ -59,6 +59,8 @@ export interface Initiation {
   record: Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'declineReason' | 'status'>;
   sealedPii: Buffer;
   message: OutboxMessage;
+  /** With an Idempotency-Key: its record, written with the transaction unless the key is taken. */
+  idempotency?: { key: string; hash: Buffer; response: unknown };
 }
 
 /**
@@ -75,7 +77,7 @@ export async function insertInitiations(
   q: Queryable,
   items: Initiation[],
   opts: { notify: boolean; leased?: { ms: number; items: ReadonlySet<Initiation> } },
-): Promise<{ messages: WrittenMessage[]; leaseUntil: Date }> {
+): Promise<{ messages: WrittenMessage[]; leaseUntil: Date; skipped: ReadonlySet<Initiation> }> {
   const { leased } = opts;
   let at = 0;
   const rows = items.map((item) => {
@@ -84,12 +86,13 @@ export async function insertInitiations(
     return row;
   });
   const sealed = Buffer.concat(items.map((i) => i.sealedPii));
-  const [result] = await q.query<{ lease_until: unknown }>(INSERT_INITIATIONS, [
+  const [result] = await q.query<{ lease_until: unknown; skipped: string[] | null }>(INSERT_INITIATIONS, [
     JSON.stringify(rows),
     sealed,
     opts.notify,
     leased?.ms ?? 0,
   ]);
+  const skippedRefs = new Set(result!.skipped ?? []);
   return {
     messages: rows.map((r, i) => ({
       deliveryId: r.delivery_id,
@@ -97,6 +100,7 @@ export async function insertInitiations(
       message: items[i]!.message,
     })),
     leaseUntil: new Date(toIso(result!.lease_until)),
+    skipped: new Set(items.filter((i) => skippedRefs.has(i.record.ref))),
   };
 }
 
@@ -105,7 +109,11 @@ export async function insertInitiations(
  * blobs go as one binary parameter, which each row cuts its own out of (`pii_at`, 0-based), so
  * the database neither parses them as JSON strings nor decodes base64.
  */
-function initiationRow({ record: t, sealedPii, message: m }: Initiation, piiAt: number, leased: boolean) {
+function initiationRow(
+  { record: t, sealedPii, message: m, idempotency: k }: Initiation,
+  piiAt: number,
+  leased: boolean,
+) {
   return {
     ref: t.ref,
     protocol: t.protocol,
@@ -131,6 +139,9 @@ function initiationRow({ record: t, sealedPii, message: m }: Initiation, piiAt: 
     email_to: m.channel === 'email' ? m.emailTo : null,
     payload: m.payload,
     leased,
+    idem_key: k?.key ?? null,
+    idem_hash: k?.hash.toString('hex') ?? null,
+    idem_response: k?.response ?? null,
   };
 }
 
@@ -140,7 +151,25 @@ export const INSERT_INITIATIONS = `WITH input AS (
          beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
          origin_address text, destination_address text, tx_hash text, notification_email text,
          pii_at integer, pii_len integer, delivery_id uuid, message_id text, channel text, event text,
-         recipient_id uuid, email_to text, payload jsonb, leased boolean)
+         recipient_id uuid, email_to text, payload jsonb, leased boolean, idem_key text, idem_hash text,
+         idem_response jsonb)
+     ), keyed AS (
+       -- One row per Idempotency-Key (a batch may hold a request and its retry)...
+       SELECT DISTINCT ON (originator_id, idem_key) ref, originator_id, idem_key, idem_hash, idem_response
+         FROM input WHERE idem_key IS NOT NULL ORDER BY originator_id, idem_key, ref
+     ), k AS (
+       -- ...and its record, unless the key is taken (a record committed meanwhile, or an expired
+       -- one). The initiations not written are skipped; their callers replay the record (or
+       -- answer 409 to another body) or, for an expired record, run alone.
+       INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response)
+       SELECT originator_id, idem_key, decode(idem_hash, 'hex'), idem_response FROM keyed
+       ON CONFLICT (organization_id, idempotency_key) DO NOTHING
+       RETURNING organization_id, idempotency_key
+     ), ok AS (
+       SELECT * FROM input
+        WHERE idem_key IS NULL
+           OR ref IN (SELECT keyed.ref FROM keyed JOIN k
+                        ON k.organization_id = keyed.originator_id AND k.idempotency_key = keyed.idem_key)
      ), lease AS (
        -- Milliseconds, as the worker's token (a Date) holds it; the same for every row.
        SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $4::float8 / 1000))
@@ -152,17 +181,18 @@ export const INSERT_INITIATIONS = `WITH input AS (
        SELECT ref, protocol, 'NEW', originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
          beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
          notification_email, substring($2::bytea FROM pii_at + 1 FOR pii_len)
-       FROM input
+       FROM ok
      ), h AS (
        INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
-       SELECT ref, 'NEW', originator_id, originator_did FROM input
+       SELECT ref, 'NEW', originator_id, originator_did FROM ok
      ), d AS (
        INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload,
          next_attempt_at)
        SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload,
-         CASE WHEN leased THEN (SELECT until FROM lease) ELSE clock_timestamp() END FROM input
+         CASE WHEN leased THEN (SELECT until FROM lease) ELSE clock_timestamp() END FROM ok
      )
      SELECT count(*)::int AS n, (SELECT until FROM lease) AS lease_until,
+            (SELECT array_agg(ref::text) FROM input WHERE ref NOT IN (SELECT ref FROM ok)) AS skipped,
             CASE WHEN $3::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS woke
        FROM input`;
 

@@ -581,6 +581,50 @@ eachBackend(
       assert.notDeepEqual(Buffer.from(stored!.request_hash), plain);
     });
 
+    it('writes a keyed initiation with its record in one go, and runs a key whose record expired anew', async () => {
+      await setup();
+      const body = mainRequest(beneficiary.vaspDid);
+      const key = `one-go-${randomUUID()}`;
+      const first = await initiate(body, originator.apiKey, { 'idempotency-key': key });
+      assert.equal(first.status, 200, first.text);
+      const stored = await hub().db.query<{ response: Json; failed: boolean }>(
+        'SELECT response, failed FROM idempotency_keys WHERE organization_id = $1 AND idempotency_key = $2',
+        [originator.id, key],
+      );
+      assert.deepEqual(stored, [{ response: first.body, failed: false }]);
+      const outbox = await hub().db.query('SELECT event FROM deliveries WHERE transaction_ref = $1', [
+        first.body.transactionRef,
+      ]);
+      assert.deepEqual(outbox, [{ event: 'received' }], 'the message was written with it');
+
+      // An expired record of the same key: the request runs again and takes the key over.
+      await hub().db.query(
+        `UPDATE idempotency_keys SET created_at = now() - interval '25 hours'
+          WHERE organization_id = $1 AND idempotency_key = $2`,
+        [originator.id, key],
+      );
+      const again = await initiate(body, originator.apiKey, { 'idempotency-key': key });
+      assert.equal(again.status, 200, again.text);
+      assert.notEqual(again.body.transactionRef, first.body.transactionRef);
+      const replay = await initiate(body, originator.apiKey, { 'idempotency-key': key });
+      assert.equal(replay.body.transactionRef, again.body.transactionRef);
+    });
+
+    it('remembers a keyed initiation’s refusal and replays it', async () => {
+      await setup();
+      const body = mainRequest('did:web:nobody-here.example');
+      const key = { 'idempotency-key': `refused-${randomUUID()}` };
+      const first = await initiate(body, originator.apiKey, key);
+      assertProblem(first, 422, 'UNKNOWN_COUNTERPARTY');
+      const again = await initiate(body, originator.apiKey, key);
+      assertProblem(again, 422, 'UNKNOWN_COUNTERPARTY');
+      const stored = await hub().db.query<{ failed: boolean }>(
+        'SELECT failed FROM idempotency_keys WHERE organization_id = $1 AND idempotency_key = $2',
+        [originator.id, key['idempotency-key']],
+      );
+      assert.deepEqual(stored, [{ failed: true }]);
+    });
+
     it('creates exactly one transaction for concurrent requests with the same Idempotency-Key', async () => {
       await setup();
       const body = mainRequest(beneficiary.vaspDid);
