@@ -501,7 +501,7 @@ async function initiateScenarios(receiverUrl: string) {
     ratio: keyed.rps / n.rps,
     note:
       `one round of ${half} s after the others; hub ${round((keyedCpuMs * 1000) / keyed.requests, 0)} µs per request; ` +
-      'a keyed initiation is written in a database transaction of its own (key lock, look-up, insert), outside the group commit',
+      "the key's record is written in the same group-commit statement as the transaction",
   });
   rows.push({ scenario: 'hub RSS under initiate load (peak)', value: peakRss, unit: 'MB' });
   rows.push({
