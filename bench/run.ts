@@ -195,7 +195,7 @@ async function seed(hub: Hub, receiverUrl: string) {
 
 /**
  * The same ~2 KB initiation for every request: the interface document's MAIN sample with a
- * second originator person (a joint account) and the accounts' numbers, so that parsing,
+ * second originator person (a joint account) and both sides' account numbers, so that parsing,
  * validation, the IVMS101 checks and sealing work on the size issue 6 names.
  */
 function initiateBody(beneficiaryDid: string): string {
@@ -204,7 +204,10 @@ function initiateBody(beneficiaryDid: string): string {
   const second = structuredClone(persons[0]);
   second.naturalPerson.name[0].nameIdentifier[0].secondaryIdentifier = 'Second Holder';
   persons.push(second);
-  body.pii.originator.accountNumber = Array.from({ length: 4 }, (_, i) => `0x${String(i + 1).repeat(40)}`);
+  const accounts = (n: number, from: number) =>
+    Array.from({ length: n }, (_, i) => `0x${String(from + i).repeat(40)}`);
+  body.pii.originator.accountNumber = accounts(8, 1);
+  body.pii.beneficiary.accountNumber = accounts(5, 1);
   return JSON.stringify(body);
 }
 
