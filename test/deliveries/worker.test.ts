@@ -3,7 +3,7 @@ import { after, it, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
 import type { Database, Queryable } from '../../src/db/database.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
-import { enqueue, OUTBOX_CHANNEL } from '../../src/deliveries/outbox.js';
+import { enqueue, OUTBOX_CHANNEL, type OutboxMessage } from '../../src/deliveries/outbox.js';
 import { ResultRecorder } from '../../src/deliveries/recorder.js';
 import * as store from '../../src/deliveries/store.js';
 import type { InitiateRequest } from '../../src/transactions/schemas.js';
@@ -113,6 +113,32 @@ eachBackend(
         [ref],
       );
 
+    /**
+     * A MAIN initiation whose `received` is claimed (PENDING, leased); `fail` uses up its retries.
+     * `txHash(n)` is a message of the same stream (transaction and recipient).
+     */
+    const claimedReceived = async () => {
+      const { originator, beneficiary } = await setup();
+      const ref = await initiate(originator, beneficiary);
+      const [received] = await claimOf(ref);
+      assert.equal(received?.event, 'received');
+      const fail = () =>
+        store.markAttemptFailed(
+          hub().db,
+          received!,
+          { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
+          null,
+        );
+      const txHash = (n: number): OutboxMessage => ({
+        channel: 'webhook',
+        event: 'tx-hash',
+        organizationId: beneficiary.id,
+        transactionRef: ref,
+        payload: { transactionRef: ref, txHash: `0x${n}` },
+      });
+      return { ref, received: received!, fail, txHash };
+    };
+
     it('claims a later message of a transaction only once the earlier one to that recipient is done', async () => {
       const { originator, beneficiary } = await setup();
       const ref = await initiate(originator, beneficiary);
@@ -188,27 +214,9 @@ eachBackend(
     });
 
     it('holds later messages behind a FAILED one until it is redelivered, then sends them in order', async () => {
-      const { originator, beneficiary } = await setup();
-      const ref = await initiate(originator, beneficiary);
-      const txHash = (n: number) => ({
-        channel: 'webhook' as const,
-        event: 'tx-hash' as const,
-        organizationId: beneficiary.id,
-        transactionRef: ref,
-        payload: { transactionRef: ref, txHash: `0x${n}` },
-      });
-      const [received] = await claimOf(ref);
-      assert.equal(received?.event, 'received');
+      const { ref, received, fail, txHash } = await claimedReceived();
       await hub().db.transaction((tx) => enqueue(tx, [txHash(1)]));
-      assert.equal(
-        await store.markAttemptFailed(
-          hub().db,
-          received!,
-          { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
-          null,
-        ),
-        'FAILED',
-      );
+      assert.equal(await fail(), 'FAILED');
       // Written while the received was failing, and written after it failed: both wait.
       await hub().db.transaction((tx) => enqueue(tx, [txHash(2)]));
       assert.deepEqual(
@@ -221,7 +229,7 @@ eachBackend(
       );
       assert.deepEqual(await claimOf(ref), [], 'nothing overtakes the FAILED message');
 
-      await hub().db.transaction((tx) => store.requeue(tx, received!.id));
+      await hub().db.transaction((tx) => store.requeue(tx, received.id));
       assert.deepEqual(
         (await deliveryRows(ref)).map((r) => r.status),
         ['PENDING', 'PENDING', 'PENDING'],
@@ -244,15 +252,8 @@ eachBackend(
     });
 
     it('releases a message queued behind a FAILED one while that one is being redelivered', async () => {
-      const { originator, beneficiary } = await setup();
-      const ref = await initiate(originator, beneficiary);
-      const [received] = await claimOf(ref);
-      await store.markAttemptFailed(
-        hub().db,
-        received!,
-        { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
-        null,
-      );
+      const { ref, received, fail, txHash } = await claimedReceived();
+      assert.equal(await fail(), 'FAILED');
       let queued!: () => void;
       const isQueued = new Promise<void>((resolve) => {
         queued = resolve;
@@ -264,20 +265,12 @@ eachBackend(
       // A command (as tx-hash does): the transaction's row locked, a message queued, not yet committed.
       const command = hub().db.transaction(async (tx) => {
         await tx.query('SELECT ref FROM transactions WHERE ref = $1 FOR UPDATE', [ref]);
-        await enqueue(tx, [
-          {
-            channel: 'webhook',
-            event: 'tx-hash',
-            organizationId: beneficiary.id,
-            transactionRef: ref,
-            payload: { transactionRef: ref, txHash: '0x1' },
-          },
-        ]);
+        await enqueue(tx, [txHash(1)]);
         queued();
         await finishing;
       });
       await isQueued;
-      const redelivery = hub().db.transaction((tx) => store.requeue(tx, received!.id));
+      const redelivery = hub().db.transaction((tx) => store.requeue(tx, received.id));
       await new Promise((resolve) => setTimeout(resolve, 200));
       finish();
       await Promise.all([command, redelivery]);
@@ -300,32 +293,15 @@ eachBackend(
 
     it('keeps a redelivered message HELD while an earlier one of its stream is still FAILED', async () => {
       // Two FAILED in one stream: data from before migration 0006, when a FAILED one held nothing.
-      const { originator, beneficiary } = await setup();
-      const ref = await initiate(originator, beneficiary);
-      const [received] = await claimOf(ref);
-      await store.markAttemptFailed(
-        hub().db,
-        received!,
-        { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
-        null,
-      );
-      const [hashId] = await hub().db.transaction((tx) =>
-        enqueue(tx, [
-          {
-            channel: 'webhook',
-            event: 'tx-hash',
-            organizationId: beneficiary.id,
-            transactionRef: ref,
-            payload: { transactionRef: ref, txHash: '0x1' },
-          },
-        ]),
-      );
+      const { ref, received, fail, txHash } = await claimedReceived();
+      assert.equal(await fail(), 'FAILED');
+      const [hashId] = await hub().db.transaction((tx) => enqueue(tx, [txHash(1)]));
       await hub().db.query(`UPDATE deliveries SET status = 'FAILED' WHERE id = $1`, [hashId]);
 
       const later = await hub().db.transaction((tx) => store.requeue(tx, hashId!));
       assert.equal(later.status, 'HELD', 'it waits behind the FAILED received, outside the due queue');
       assert.deepEqual(await claimOf(ref), []);
-      await hub().db.transaction((tx) => store.requeue(tx, received!.id));
+      await hub().db.transaction((tx) => store.requeue(tx, received.id));
       assert.deepEqual(
         (await deliveryRows(ref)).map((r) => r.status),
         ['PENDING', 'PENDING'],
