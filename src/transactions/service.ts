@@ -74,6 +74,8 @@ const IDEMPOTENCY_PURGE_MS = 60_000;
 const PURGE_BATCH = 10_000;
 
 const DEFAULT_PAGE = 50;
+/** Thrown inside a keyed command's transaction to roll it back: another request holds the key. */
+const KEY_TAKEN = Symbol('Idempotency-Key taken');
 
 /**
  * A delivery worker in this process (DeliveryWorker): woken when new messages are due, or handed
@@ -502,28 +504,39 @@ export class TransactionService {
     const prior = await store.findIdempotent(this.db, orgId, idem.key);
     if (prior) return replay<T>(prior, idem);
     this.purgeExpiredKeys();
-    const outcome = await this.db.transaction(
-      async (tx): Promise<{ replay: store.StoredResponse } | { result: T } | { refused: AppError }> => {
-        await store.lockIdempotencyKey(tx, orgId, idem.key);
-        const first = await store.findIdempotent(tx, orgId, idem.key);
-        if (first) return { replay: first };
-        await tx.query('SAVEPOINT command');
-        let answer: { result: T } | { refused: AppError };
-        try {
-          answer = { result: await fn(tx) };
-        } catch (err) {
-          if (!(err instanceof AppError && REPLAYED_REFUSALS.has(err.code))) throw err;
-          await tx.query('ROLLBACK TO SAVEPOINT command');
-          answer = { refused: err };
-        }
-        const stored =
-          'result' in answer
-            ? answer.result
-            : { code: answer.refused.code, detail: answer.refused.detail, errors: answer.refused.errors };
-        await store.saveIdempotent(tx, orgId, idem.key, idem.hash, stored, 'refused' in answer);
-        return answer;
-      },
-    );
+    const outcome = await this.db
+      .transaction(
+        async (tx): Promise<{ replay: store.StoredResponse } | { result: T } | { refused: AppError }> => {
+          await store.lockIdempotencyKey(tx, orgId, idem.key);
+          const first = await store.findIdempotent(tx, orgId, idem.key);
+          if (first) return { replay: first };
+          await tx.query('SAVEPOINT command');
+          let answer: { result: T } | { refused: AppError };
+          try {
+            answer = { result: await fn(tx) };
+          } catch (err) {
+            if (!(err instanceof AppError && REPLAYED_REFUSALS.has(err.code))) throw err;
+            await tx.query('ROLLBACK TO SAVEPOINT command');
+            answer = { refused: err };
+          }
+          const stored =
+            'result' in answer
+              ? answer.result
+              : { code: answer.refused.code, detail: answer.refused.detail, errors: answer.refused.errors };
+          // A live record committed meanwhile by a group commit, which takes the key without this
+          // lock (INSERT_INITIATIONS): undo this run and replay that record instead.
+          if (!(await store.saveIdempotent(tx, orgId, idem.key, idem.hash, stored, 'refused' in answer))) {
+            throw KEY_TAKEN;
+          }
+          return answer;
+        },
+      )
+      .catch(async (err) => {
+        if (err !== KEY_TAKEN) throw err;
+        const live = await store.findIdempotent(this.db, orgId, idem.key);
+        if (!live) throw new Error('the Idempotency-Key record that took the key is gone');
+        return { replay: live };
+      });
     if ('replay' in outcome) return replay<T>(outcome.replay, idem);
     if ('refused' in outcome) throw outcome.refused;
     return outcome.result;

@@ -610,6 +610,43 @@ eachBackend(
       assert.equal(replay.body.transactionRef, again.body.transactionRef);
     });
 
+    it('runs an expired key anew exactly once when its retries race (and the purge runs)', async () => {
+      await setup();
+      for (let round = 0; round < 5; round++) {
+        const body = mainRequest(beneficiary.vaspDid);
+        const key = `expired-race-${randomUUID()}`;
+        const headers = { 'idempotency-key': key };
+        assert.equal((await initiate(body, originator.apiKey, headers)).status, 200);
+        await hub().db.query(
+          `UPDATE idempotency_keys SET created_at = now() - interval '25 hours'
+            WHERE organization_id = $1 AND idempotency_key = $2`,
+          [originator.id, key],
+        );
+        // As a minute later: the next keyed command starts the purge of expired records.
+        (hub().hub.transactions as unknown as { lastPurge: number }).lastPurge = 0;
+        const count = async () =>
+          (
+            await hub().db.query<{ n: number }>(
+              'SELECT count(*)::int AS n FROM transactions WHERE originator_id = $1',
+              [originator.id],
+            )
+          )[0]!.n;
+        const before = await count();
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, async (_, i) => {
+            await new Promise((resolve) => setTimeout(resolve, i % 15));
+            return initiate(body, originator.apiKey, headers);
+          }),
+        );
+        assert.equal((await count()) - before, 1, `round ${round}: one transaction`);
+        assert.equal(
+          new Set(answers.map((a) => `${a.status}:${a.body.transactionRef}`)).size,
+          1,
+          `round ${round}: one answer for all`,
+        );
+      }
+    });
+
     it('remembers a keyed initiation’s refusal and replays it', async () => {
       await setup();
       const body = mainRequest('did:web:nobody-here.example');
