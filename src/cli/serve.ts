@@ -9,6 +9,19 @@ import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 
 export async function serve(config: Config): Promise<void> {
+  // A handle of our own until the hub listens. Without one, the event loop runs dry while V8
+  // compiles PGlite's WebAssembly, and Node then waits for every background task of V8's to end
+  // (its optimizing compiler working on PGlite's functions too) before it runs anything else:
+  // the hub printed its address and only accepted a connection 70–190 ms later (2 cores).
+  const keepAlive = setInterval(() => {}, 2 ** 30);
+  try {
+    await start(config);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+async function start(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
   // Open the database while the app's modules load: start-up is mostly these two.
   const opening = openDatabase(config);

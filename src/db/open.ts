@@ -1,13 +1,17 @@
 /** Opens the configured database (PostgreSQL when DATABASE_URL is set, else PGlite) and migrates it. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import type { Config } from '../config.js';
 import type { Database } from './database.js';
 import { migrate } from './migrate.js';
 
 export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
   // Only the driver in use is loaded.
+  const wasm = config.databaseUrl ? undefined : compilePgliteWasm();
   const db = config.databaseUrl
     ? await (await import('./postgres.js')).openPostgres(config.databaseUrl)
-    : await (await import('./pglite.js')).openPglite(config.dataDir);
+    : await (await import('./pglite.js')).openPglite(config.dataDir, wasm);
   if (options.migrate !== false) {
     try {
       await migrate(db);
@@ -17,4 +21,22 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
     }
   }
   return db;
+}
+
+/**
+ * Starts compiling PGlite's WebAssembly (9 MB) on V8's background threads at once, before the
+ * driver's and the app's modules load, so that the compilation overlaps their loading (about
+ * 40 ms of start-up on a two-core machine).
+ *
+ * One background compilation task instead of V8's default (one per worker thread): V8 compiles
+ * the functions PGlite runs most with its optimizing compiler in the background, and on two
+ * cores several such tasks took the CPU from the main thread while it opened the database.
+ * Start-up on an existing data directory, median of 5 alternating runs: 1.05 s against 1.25 s.
+ */
+function compilePgliteWasm(): Promise<WebAssembly.Module> {
+  setFlagsFromString('--wasm-num-compilation-tasks=1');
+  const file = fileURLToPath(import.meta.resolve('@electric-sql/pglite/pglite.wasm'));
+  const compiling = WebAssembly.compile(readFileSync(file));
+  compiling.catch(() => {}); // awaited by openPglite; this only keeps an early failure from being "unhandled"
+  return compiling;
 }

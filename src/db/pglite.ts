@@ -30,7 +30,10 @@ function byteaFromHex(text: string): Buffer {
   return Buffer.from(text.slice(2), 'hex');
 }
 
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(
+  dataDir: string | undefined,
+  wasm?: Promise<WebAssembly.Module>,
+): Promise<Database> {
   let release = () => {};
   if (dataDir !== undefined) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -39,6 +42,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   let pg: PGlite;
   try {
     pg = new PGlite(dataDir === undefined ? undefined : `${dataDir}/pgdata`, {
+      ...(wasm ? { pgliteWasmModule: await wasm } : {}),
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
       serializers: { [types.BYTEA]: byteaToHex },
       parsers: { [types.BYTEA]: byteaFromHex },

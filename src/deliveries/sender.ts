@@ -9,9 +9,12 @@
  * the answer's status and headers are all the hub needs, and skipping `request`'s response
  * stream, URL re-parsing and per-send AbortSignal halves the CPU of a send (bench: about 45 µs
  * instead of 60–90 µs a message), which is most of what one worker process spends per delivery.
+ *
+ * undici itself loads on first use (the worker loads it as it starts): its module graph took
+ * ~40 ms of a hub's start-up, and an API-only process never sends.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { webhookHeaders } from './signing.js';
 import { guardedLookup } from './ssrf.js';
 
@@ -166,7 +169,8 @@ class Deadlines {
 }
 
 export class WebhookSender {
-  private readonly agent: Agent;
+  private agent: Agent | undefined;
+  private loading: Promise<Agent> | undefined;
   private readonly deadlines: { queued: Deadlines; running: Deadlines };
   private aborted = false;
 
@@ -177,7 +181,12 @@ export class WebhookSender {
    * other worker takes the message over while it is still going.
    */
   constructor(
-    opts: { allowPrivate: boolean; timeoutMs?: number; queueTimeoutMs?: number; connections?: number },
+    private readonly opts: {
+      allowPrivate: boolean;
+      timeoutMs?: number;
+      queueTimeoutMs?: number;
+      connections?: number;
+    },
     private readonly timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS,
   ) {
     const queueTimeoutMs = opts.queueTimeoutMs ?? timeoutMs;
@@ -185,24 +194,35 @@ export class WebhookSender {
       queued: new Deadlines(queueTimeoutMs, () => notSentError(queueTimeoutMs)),
       running: new Deadlines(timeoutMs, timeoutError),
     };
-    this.agent = new Agent({
-      keepAliveTimeout: 10_000,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      connections: opts.connections ?? 64,
-      connect: opts.allowPrivate
-        ? { timeout: this.timeoutMs }
-        : { timeout: this.timeoutMs, lookup: guardedLookup },
+  }
+
+  /** Loads undici and makes the connection pool, once. */
+  load(): Promise<Agent> {
+    // `default`: undici is CommonJS, and the bundle exposes only its module.exports.
+    this.loading ??= import('undici').then(({ default: { Agent } }) => {
+      this.agent = new Agent({
+        keepAliveTimeout: 10_000,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        connections: this.opts.connections ?? 64,
+        connect: this.opts.allowPrivate
+          ? { timeout: this.timeoutMs }
+          : { timeout: this.timeoutMs, lookup: guardedLookup },
+      });
+      return this.agent;
     });
+    return this.loading;
   }
 
   /** Signs `body` with every secret (newest first) under `messageId` and POSTs it to `url`. */
   send(url: string, body: string, messageId: string, secrets: string[]): Promise<SendResult> {
+    const agent = this.agent;
+    if (agent === undefined) return this.load().then(() => this.send(url, body, messageId, secrets));
     return new Promise((resolve) => {
       const send = new Send(resolve, this.timeoutMs, this.deadlines);
       try {
         const { origin, pathname, search } = new URL(url);
-        this.agent.dispatch(
+        agent.dispatch(
           {
             origin,
             path: pathname + search,
@@ -225,15 +245,18 @@ export class WebhookSender {
   /**
    * Ends every send still in flight now: each resolves as a failure (`hub shut down before the
    * answer came`), which the worker records; the message was possibly received, so it is retried.
+   * A send asked for afterwards fails the same way.
    */
   async abortAll(): Promise<void> {
     if (this.aborted) return;
     this.aborted = true;
-    await this.agent.destroy(new Error('hub shut down before the answer came')).catch(() => {});
+    const agent = await this.load();
+    await agent.destroy(new Error('hub shut down before the answer came')).catch(() => {});
   }
 
-  close(): Promise<void> {
-    return this.aborted ? Promise.resolve() : this.agent.close();
+  async close(): Promise<void> {
+    if (this.aborted || this.loading === undefined) return;
+    await (await this.loading).close();
   }
 }
 

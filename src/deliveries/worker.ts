@@ -114,6 +114,7 @@ export class DeliveryWorker {
 
   async start(): Promise<void> {
     if (this.running) return;
+    await this.o.sender.load();
     try {
       this.unlisten = await this.o.db.listen(OUTBOX_CHANNEL, () => this.wake());
     } catch (err) {

@@ -135,6 +135,16 @@ describe('webhook sender', () => {
     }
   });
 
+  it('refuses to send once aborted, even if it never sent before (its pool loads on first use)', async () => {
+    const fresh = new WebhookSender({ allowPrivate: true, timeoutMs: 300 });
+    await fresh.abortAll();
+    const r = await fresh.send(`${receiver.url}/after-abort`, '{}', newMessageId(), [secret]);
+    assert.deepEqual([r.ok, r.statusCode], [false, null]);
+    assert.match(r.error!, /destroyed/);
+    assert.equal(receiver.to('/after-abort').length, 0);
+    await fresh.close();
+  });
+
   it('cuts off a long answer but keeps its status', async () => {
     const server = createServer((socket) => {
       socket.on('error', () => {});
