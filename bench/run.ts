@@ -9,7 +9,7 @@
  * initiate throughput and latency (autocannon), end-to-end webhook latency under open-loop
  * load, delivery throughput of one worker, resources (RSS, CPU) and start-up time.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import {
   appendFileSync,
@@ -109,6 +109,30 @@ async function stop(child: ChildProcess) {
   child.kill('SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
   if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * Before a scenario is measured, what the ones before it wrote goes away and reaches the disk:
+ * their databases (or data directories) are dropped, PostgreSQL writes a checkpoint, and the
+ * kernel writes its dirty pages (`sync`). Otherwise the kernel writes back the initiate rounds'
+ * data (hundreds of MB) during the next scenario: in full runs on 2026-11-24 a write-back of
+ * 180 MB in one second stalled PostgreSQL's commits (each waits for its WAL flush) and took the
+ * end-to-end p99 from 22–26 ms (the scenario alone) to 138–162 ms.
+ */
+async function settle(): Promise<void> {
+  for (const clean of cleanups.splice(0)) await clean().catch(() => {});
+  if (PG_URL) {
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    try {
+      await c.query('CHECKPOINT');
+    } catch (err) {
+      process.stderr.write(`bench: no CHECKPOINT before the next scenario: ${(err as Error).message}\n`);
+    } finally {
+      await c.end();
+    }
+  }
+  spawnSync('sync');
 }
 
 async function freshDatabase(): Promise<{ env: Record<string, string>; url?: string }> {
@@ -391,8 +415,14 @@ async function main() {
   const receiverUrl = `http://127.0.0.1:${receiverProc.match[1]}`;
   process.stderr.write(`bench (${SCALE.name}, ${BACKEND}): receiver at ${receiverUrl}\n`);
   if (ONLY.has('initiate') || ONLY.has('startup')) await initiateScenarios(receiverUrl);
-  if (ONLY.has('e2e')) await endToEnd(receiverUrl);
-  if (ONLY.has('drain')) await drain(receiverUrl);
+  if (ONLY.has('e2e')) {
+    await settle();
+    await endToEnd(receiverUrl);
+  }
+  if (ONLY.has('drain')) {
+    await settle();
+    await drain(receiverUrl);
+  }
   await stop(receiverProc.child);
   report();
 }
