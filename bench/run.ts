@@ -115,7 +115,7 @@ async function stop(child: ChildProcess) {
  * Before a scenario is measured, what the ones before it wrote goes away and reaches the disk:
  * their databases (or data directories) are dropped, PostgreSQL writes a checkpoint, and the
  * kernel writes its dirty pages (`sync`). Otherwise the kernel writes back the initiate rounds'
- * data (hundreds of MB) during the next scenario: in full runs on 2026-11-24 a write-back of
+ * data (hundreds of MB) during the next scenario: in runs on 2026-11-24 that followed them, a write-back of
  * 180 MB in one second stalled PostgreSQL's commits (each waits for its WAL flush) and took the
  * end-to-end p99 from 22–26 ms (the scenario alone) to 138–162 ms.
  */

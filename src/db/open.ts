@@ -1,5 +1,6 @@
 /** Opens the configured database (PostgreSQL when DATABASE_URL is set, else PGlite) and migrates it. */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { Config } from '../config.js';
@@ -28,13 +29,15 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
  * driver's and the app's modules load, so that the compilation overlaps their loading (about
  * 40 ms of start-up on a two-core machine).
  *
- * One background compilation task instead of V8's default (one per worker thread): V8 compiles
- * the functions PGlite runs most with its optimizing compiler in the background, and on two
- * cores several such tasks took the CPU from the main thread while it opened the database.
- * Start-up on an existing data directory, median of 5 alternating runs: 1.05 s against 1.25 s.
+ * On two cores or fewer, one background compilation task instead of V8's default (one per
+ * worker thread): V8 compiles the functions PGlite runs most with its optimizing compiler in the
+ * background, and on two cores several such tasks took the CPU from the main thread while it
+ * opened the database. Start-up on an existing data directory, median of 5 alternating runs:
+ * 1.05 s against 1.25 s; initiate and drain rates were no lower (bench, 2 cores). The setting is
+ * the process's; with more cores V8's default stays, as it was not measured there.
  */
 function compilePgliteWasm(): Promise<WebAssembly.Module> {
-  setFlagsFromString('--wasm-num-compilation-tasks=1');
+  if (availableParallelism() <= 2) setFlagsFromString('--wasm-num-compilation-tasks=1');
   const file = fileURLToPath(import.meta.resolve('@electric-sql/pglite/pglite.wasm'));
   const compiling = WebAssembly.compile(readFileSync(file));
   compiling.catch(() => {}); // awaited by openPglite; this only keeps an early failure from being "unhandled"

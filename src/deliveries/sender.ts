@@ -11,7 +11,8 @@
  * instead of 60–90 µs a message), which is most of what one worker process spends per delivery.
  *
  * undici itself loads on first use (the worker loads it as it starts): its module graph took
- * ~40 ms of a hub's start-up, and an API-only process never sends.
+ * ~40 ms of a hub's start-up, and an API-only process sends only the test events organizations
+ * ask for.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent, Dispatcher } from 'undici';
@@ -173,6 +174,8 @@ export class WebhookSender {
   private loading: Promise<Agent> | undefined;
   private readonly deadlines: { queued: Deadlines; running: Deadlines };
   private aborted = false;
+  /** Why no new pool may be made (set by abortAll or close). */
+  private ended: string | undefined;
 
   /**
    * A send waits at most `queueTimeoutMs` (default: the timeout) for a connection, then at most
@@ -196,10 +199,12 @@ export class WebhookSender {
     };
   }
 
-  /** Loads undici and makes the connection pool, once. */
+  /** Loads undici and makes the connection pool, once (a failed load is tried again next time). */
   load(): Promise<Agent> {
+    if (this.loading !== undefined) return this.loading;
+    if (this.ended !== undefined) return Promise.reject(new Error(this.ended));
     // `default`: undici is CommonJS, and the bundle exposes only its module.exports.
-    this.loading ??= import('undici').then(({ default: { Agent } }) => {
+    const loading = import('undici').then(({ default: { Agent } }) => {
       this.agent = new Agent({
         keepAliveTimeout: 10_000,
         headersTimeout: this.timeoutMs,
@@ -211,13 +216,27 @@ export class WebhookSender {
       });
       return this.agent;
     });
-    return this.loading;
+    this.loading = loading;
+    loading.catch(() => {
+      if (this.loading === loading) this.loading = undefined;
+    });
+    return loading;
   }
 
   /** Signs `body` with every secret (newest first) under `messageId` and POSTs it to `url`. */
   send(url: string, body: string, messageId: string, secrets: string[]): Promise<SendResult> {
     const agent = this.agent;
-    if (agent === undefined) return this.load().then(() => this.send(url, body, messageId, secrets));
+    if (agent === undefined) {
+      return this.load().then(
+        () => this.send(url, body, messageId, secrets),
+        (err: unknown): SendResult => ({
+          ok: false,
+          statusCode: null,
+          latencyMs: 0,
+          error: describeError(err),
+        }),
+      );
+    }
     return new Promise((resolve) => {
       const send = new Send(resolve, this.timeoutMs, this.deadlines);
       try {
@@ -250,13 +269,18 @@ export class WebhookSender {
   async abortAll(): Promise<void> {
     if (this.aborted) return;
     this.aborted = true;
-    const agent = await this.load();
-    await agent.destroy(new Error('hub shut down before the answer came')).catch(() => {});
+    const reason = 'hub shut down before the answer came';
+    this.ended ??= reason;
+    const agent = await this.loading?.catch(() => undefined);
+    await agent?.destroy(new Error(reason)).catch(() => {});
   }
 
+  /** Lets sends in flight finish, then closes the connections; later sends fail. */
   async close(): Promise<void> {
-    if (this.aborted || this.loading === undefined) return;
-    await (await this.loading).close();
+    this.ended ??= 'the webhook sender is closed';
+    if (this.aborted) return;
+    const agent = await this.loading?.catch(() => undefined);
+    await agent?.close();
   }
 }
 

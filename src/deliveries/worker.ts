@@ -76,6 +76,7 @@ export class DeliveryWorker {
   private sending = 0;
   /** Slots promised to new messages of this process that are being committed (see reserve). */
   private reserved = 0;
+  private starting: Promise<void> | undefined;
   private running: Promise<void> | undefined;
   private stopping = false;
   private stopped: Promise<void> | undefined;
@@ -112,14 +113,21 @@ export class DeliveryWorker {
     return this.running !== undefined && !this.stopping;
   }
 
-  async start(): Promise<void> {
-    if (this.running) return;
+  /** Starts once; a stop that comes while it starts wins (no loop, no LISTEN left behind). */
+  start(): Promise<void> {
+    this.starting ??= this.begin();
+    return this.starting;
+  }
+
+  private async begin(): Promise<void> {
     await this.o.sender.load();
+    if (this.stopping) return;
     try {
       this.unlisten = await this.o.db.listen(OUTBOX_CHANNEL, () => this.wake());
     } catch (err) {
       this.o.log.warn({ err }, 'delivery worker: LISTEN failed; relying on polling');
     }
+    if (this.stopping) return;
     this.running = this.loop();
     this.o.log.info(
       { concurrency: this.concurrency, email: this.o.mailer !== undefined },
@@ -200,6 +208,7 @@ export class DeliveryWorker {
   private async shutdown(): Promise<void> {
     this.stopping = true;
     this.wake();
+    await this.starting?.catch(() => {});
     await this.running;
     await this.unlisten?.().catch(() => {});
     await this.settle(this.stopTimeoutMs);

@@ -135,14 +135,17 @@ describe('webhook sender', () => {
     }
   });
 
-  it('refuses to send once aborted, even if it never sent before (its pool loads on first use)', async () => {
-    const fresh = new WebhookSender({ allowPrivate: true, timeoutMs: 300 });
-    await fresh.abortAll();
-    const r = await fresh.send(`${receiver.url}/after-abort`, '{}', newMessageId(), [secret]);
-    assert.deepEqual([r.ok, r.statusCode], [false, null]);
-    assert.match(r.error!, /destroyed/);
+  it('refuses to send once aborted or closed, even if it never sent before (its pool loads on first use)', async () => {
+    const aborted = new WebhookSender({ allowPrivate: true, timeoutMs: 300 });
+    await aborted.abortAll();
+    const r = await aborted.send(`${receiver.url}/after-abort`, '{}', newMessageId(), [secret]);
+    assert.deepEqual([r.ok, r.statusCode, r.error], [false, null, 'hub shut down before the answer came']);
+    await aborted.close();
+    const closed = new WebhookSender({ allowPrivate: true, timeoutMs: 300 });
+    await closed.close();
+    const c = await closed.send(`${receiver.url}/after-abort`, '{}', newMessageId(), [secret]);
+    assert.deepEqual([c.ok, c.statusCode, c.error], [false, null, 'the webhook sender is closed']);
     assert.equal(receiver.to('/after-abort').length, 0);
-    await fresh.close();
   });
 
   it('cuts off a long answer but keeps its status', async () => {

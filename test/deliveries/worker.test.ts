@@ -322,6 +322,32 @@ eachBackend(
       await store.releaseLeases(hub().db, next);
     });
 
+    it('leaves no loop and no LISTEN behind when stopped while it is still starting', async () => {
+      let listening = 0;
+      const base = hub().db;
+      const db: Database = Object.assign(Object.create(base) as Database, {
+        listen: async (channel: string, onNotify: () => void) => {
+          const unlisten = await base.listen(channel, onNotify);
+          listening++;
+          return async () => {
+            listening--;
+            await unlisten();
+          };
+        },
+      });
+      const e = engine(hub(), fakeHooks(), {}, db);
+      await Promise.all([e.worker.start(), e.worker.stop()]);
+      assert.equal(e.worker.isRunning, false);
+      assert.equal(listening, 0);
+      await e.worker.start();
+      assert.equal(
+        [e.worker.isRunning, listening].join(),
+        'false,0',
+        'a stopped worker does not start again',
+      );
+      await e.close();
+    });
+
     it('ignores the result of a worker whose lease ran out and was taken over', async () => {
       const { originator, beneficiary } = await setup();
       const ref = await initiate(originator, beneficiary);
