@@ -138,6 +138,21 @@ eachBackend(
       });
       return { ref, received: received!, fail, txHash };
     };
+    /** Claims the `received` of `ref` and delivers it; returns what a claim then gets (released). */
+    const deliverReceivedThenClaim = async (ref: string, message?: string) => {
+      const first = await claimOf(ref);
+      assert.deepEqual(
+        first.map((d) => d.event),
+        ['received'],
+        message,
+      );
+      await hub().db.transaction((tx) =>
+        store.markDelivered(tx, first[0]!, { statusCode: 200, latencyMs: 1 }),
+      );
+      const next = await claimOf(ref);
+      await store.releaseLeases(hub().db, next);
+      return next;
+    };
 
     it('claims a later message of a transaction only once the earlier one to that recipient is done', async () => {
       const { originator, beneficiary } = await setup();
@@ -234,21 +249,11 @@ eachBackend(
         (await deliveryRows(ref)).map((r) => r.status),
         ['PENDING', 'PENDING', 'PENDING'],
       );
-      const again = await claimOf(ref);
-      assert.deepEqual(
-        again.map((d) => d.event),
-        ['received'],
-        'the redelivered message goes first',
-      );
-      await hub().db.transaction((tx) =>
-        store.markDelivered(tx, again[0]!, { statusCode: 200, latencyMs: 1 }),
-      );
-      const next = await claimOf(ref);
+      const next = await deliverReceivedThenClaim(ref, 'the redelivered message goes first');
       assert.deepEqual(
         next.map((d) => (d.payload as { txHash: string }).txHash),
         ['0x1'],
       );
-      await store.releaseLeases(hub().db, next);
     });
 
     it('releases a message queued behind a FAILED one while that one is being redelivered', async () => {
@@ -274,21 +279,12 @@ eachBackend(
       await new Promise((resolve) => setTimeout(resolve, 200));
       finish();
       await Promise.all([command, redelivery]);
-      const again = await claimOf(ref);
-      assert.deepEqual(
-        again.map((d) => d.event),
-        ['received'],
-      );
-      await hub().db.transaction((tx) =>
-        store.markDelivered(tx, again[0]!, { statusCode: 200, latencyMs: 1 }),
-      );
-      const next = await claimOf(ref);
+      const next = await deliverReceivedThenClaim(ref);
       assert.deepEqual(
         next.map((d) => d.event),
         ['tx-hash'],
         'the tx-hash is not left HELD',
       );
-      await store.releaseLeases(hub().db, next);
     });
 
     it('keeps a redelivered message HELD while an earlier one of its stream is still FAILED', async () => {
@@ -306,20 +302,11 @@ eachBackend(
         (await deliveryRows(ref)).map((r) => r.status),
         ['PENDING', 'PENDING'],
       );
-      const first = await claimOf(ref);
-      assert.deepEqual(
-        first.map((d) => d.event),
-        ['received'],
-      );
-      await hub().db.transaction((tx) =>
-        store.markDelivered(tx, first[0]!, { statusCode: 200, latencyMs: 1 }),
-      );
-      const next = await claimOf(ref);
+      const next = await deliverReceivedThenClaim(ref);
       assert.deepEqual(
         next.map((d) => d.event),
         ['tx-hash'],
       );
-      await store.releaseLeases(hub().db, next);
     });
 
     it('leaves no loop and no LISTEN behind when stopped while it is still starting', async () => {
