@@ -3,9 +3,14 @@
  * it serializes statements itself; a transaction holds it exclusively until it ends. Only one
  * process may own a data directory: a lock file with the owner's pid guards it, and a second
  * process fails with a clear message instead of corrupting the files.
+ *
+ * Parameterized statements run as named prepared statements, as on PostgreSQL: PGlite's own
+ * `query` parses, plans and describes every statement anew in five calls into the WASM
+ * backend, which was most of a small statement's cost under load. Here a statement is parsed
+ * and described once; each run is then one call (Bind, Execute, Sync).
  */
 import { mkdirSync } from 'node:fs';
-import { PGlite, types } from '@electric-sql/pglite';
+import { type messages, PGlite, protocol, types } from '@electric-sql/pglite';
 import type { Database, Queryable, Row } from './database.js';
 import { acquireDirLock } from './lock.js';
 
@@ -16,16 +21,7 @@ import { acquireDirLock } from './lock.js';
  */
 const SHARED_BUFFERS = '32MB';
 
-/**
- * `bytea` travels as hex text between PGlite and JavaScript. PGlite's own conversion formats and
- * parses it byte by byte in JavaScript (a string per byte), which took ~10 % of a PGlite hub's
- * busy time under initiate load for the sealed personal data; Buffer's hex codec is native.
- */
-function byteaToHex(value: unknown): string {
-  if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
-  return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
-}
-
+/** `bytea` results arrive as hex text; Buffer's hex codec is native (PGlite's parses per byte). */
 function byteaFromHex(text: string): Buffer {
   return Buffer.from(text.slice(2), 'hex');
 }
@@ -44,7 +40,6 @@ export async function openPglite(
     pg = new PGlite(dataDir === undefined ? undefined : `${dataDir}/pgdata`, {
       ...(wasm ? { pgliteWasmModule: await wasm } : {}),
       startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
-      serializers: { [types.BYTEA]: byteaToHex },
       parsers: { [types.BYTEA]: byteaFromHex },
     });
     await pg.waitReady;
@@ -52,21 +47,35 @@ export async function openPglite(
     release();
     throw err;
   }
-  const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
-    async query<T extends Row>(sql: string, params?: readonly unknown[]) {
-      const res = await q.query<T>(sql, params as unknown[] | undefined);
-      return res.rows;
-    },
-    async exec(sql: string) {
-      await q.exec(sql);
-    },
-  });
-  const root = wrap(pg);
+  const statements = new Statements(pg);
   return {
     kind: 'pglite',
-    query: root.query,
-    exec: root.exec,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    // Outside a transaction a statement holds PGlite as its own transaction would.
+    query: <T extends Row>(sql: string, params?: readonly unknown[]) =>
+      pg._runExclusiveTransaction(() =>
+        pg._runExclusiveQuery(async () => {
+          await pg._checkReady();
+          const rows = await statements.run<T>(sql, params);
+          await pg.syncToFs();
+          return rows;
+        }),
+      ),
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    transaction: (fn) =>
+      pg.transaction((tx) => {
+        const scoped: Queryable = {
+          query: (sql, params) => {
+            if (tx.closed) return Promise.reject(new Error('Transaction is closed'));
+            return pg._runExclusiveQuery(() => statements.run(sql, params));
+          },
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+        };
+        return fn(scoped);
+      }),
     listen: async (channel, onNotify) => {
       const unlisten = await pg.listen(channel, () => onNotify());
       return async () => {
@@ -81,4 +90,98 @@ export async function openPglite(
       }
     },
   };
+}
+
+interface Prepared {
+  /** '' (the unnamed statement) past the cap: prepared again on every run. */
+  readonly name: string;
+  readonly params: readonly { oid: number; serialize: types.Serializer | undefined }[];
+  /** undefined for a statement that returns no rows. */
+  readonly fields:
+    | readonly { name: string; oid: number; parse: ((text: string, oid: number) => unknown) | undefined }[]
+    | undefined;
+}
+
+const MAX_NAMED = 200;
+const SYNC = protocol.serialize.sync();
+const EXECUTE = protocol.serialize.execute();
+
+/** The statements prepared on one PGlite instance. Callers hold PGlite's query lock. */
+class Statements {
+  readonly #pg: PGlite;
+  readonly #prepared = new Map<string, Prepared>();
+
+  constructor(pg: PGlite) {
+    this.#pg = pg;
+  }
+
+  async run<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const prepared = this.#prepared.get(sql) ?? (await this.#prepare(sql));
+    if (params.length !== prepared.params.length) {
+      throw new Error(`the statement expects ${prepared.params.length} values, got ${params.length}`);
+    }
+    const values = params.map((value, i) => toParam(value, prepared.params[i]!));
+    const bind = protocol.serialize.bind({ statement: prepared.name, values });
+    const replies = await this.#pg.execProtocolStream(concat([bind, EXECUTE, SYNC]), { syncToFs: false });
+    const rows: T[] = [];
+    const fields = prepared.fields;
+    if (!fields) return rows;
+    for (const message of replies) {
+      if (message.name !== 'dataRow') continue;
+      const values = (message as messages.DataRowMessage).fields;
+      const row: Row = {};
+      for (let i = 0; i < fields.length; i++) {
+        const { name, oid, parse } = fields[i]!;
+        const text = values[i];
+        row[name] = text === null || text === undefined ? null : parse ? parse(text, oid) : text;
+      }
+      rows.push(row as T);
+    }
+    return rows;
+  }
+
+  async #prepare(sql: string): Promise<Prepared> {
+    const name = this.#prepared.size < MAX_NAMED ? `hub_${this.#prepared.size}` : '';
+    const replies = await this.#pg.execProtocolStream(
+      concat([
+        protocol.serialize.parse({ name, text: sql }),
+        protocol.serialize.describe({ type: 'S', name }),
+        SYNC,
+      ]),
+      { syncToFs: false },
+    );
+    let params: Prepared['params'] = [];
+    let fields: Prepared['fields'];
+    for (const message of replies) {
+      if (message.name === 'parameterDescription') {
+        params = (message as messages.ParameterDescriptionMessage).dataTypeIDs.map((oid) => ({
+          oid,
+          serialize: this.#pg.serializers[oid],
+        }));
+      } else if (message.name === 'rowDescription') {
+        fields = (message as messages.RowDescriptionMessage).fields.map((f) => ({
+          name: f.name,
+          oid: f.dataTypeID,
+          parse: this.#pg.parsers[f.dataTypeID],
+        }));
+      }
+    }
+    const prepared: Prepared = { name, params, fields };
+    if (name) this.#prepared.set(sql, prepared);
+    return prepared;
+  }
+}
+
+/** A parameter as the Bind message carries it: bytes go in binary, everything else as text. */
+function toParam(value: unknown, param: Prepared['params'][number]): string | Uint8Array | null {
+  if (value === null || value === undefined) return null;
+  if (param.oid === types.BYTEA) {
+    if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
+    return value;
+  }
+  return param.serialize ? param.serialize(value) : String(value);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  return Buffer.concat(parts);
 }

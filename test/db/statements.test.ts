@@ -1,0 +1,181 @@
+/**
+ * The storage layer's statements, on both drivers: values of every type the stores use come
+ * back as the stores expect, a failed statement fails alone (or takes its transaction with it),
+ * and a statement runs correctly however often it is reused. Both drivers run parameterized
+ * statements as named prepared statements; PGlite's layer is the hub's own (src/db/pglite.ts).
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { type Database, isUniqueViolation } from '../../src/db/database.js';
+import { openPglite } from '../../src/db/pglite.js';
+import { openPostgres } from '../../src/db/postgres.js';
+import { PG_ADMIN_URL } from '../harness.js';
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+const pgProblem = await admin('SELECT 1').then(
+  () => undefined,
+  (err: Error) => `PostgreSQL at ${PG_ADMIN_URL} is unreachable: ${err.message}`,
+);
+if (pgProblem && process.env.CI === 'true')
+  throw new Error(`${pgProblem} (CI=true: a missing database fails)`);
+
+for (const kind of ['pglite', 'postgres'] as const) {
+  describe(`storage statements [${kind}]`, { skip: kind === 'postgres' ? pgProblem || false : false }, () => {
+    let db: Database;
+    let drop = async () => {};
+    before(async () => {
+      if (kind === 'pglite') {
+        db = await openPglite(undefined);
+      } else {
+        const name = `trh_stmt_${randomBytes(6).toString('hex')}`;
+        await admin(`CREATE DATABASE ${name}`);
+        drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        const url = new URL(PG_ADMIN_URL);
+        url.pathname = `/${name}`;
+        db = await openPostgres(url.toString(), 4);
+      }
+      await db.exec(`
+        CREATE TABLE t (id int PRIMARY KEY, label text, doc jsonb, at timestamptz, ok boolean, big bigint, raw bytea);
+      `);
+    });
+    after(async () => {
+      await db?.close();
+      await drop();
+    });
+
+    it('returns each type the stores use, and null, as the stores expect', async () => {
+      const at = new Date('2026-11-24T12:34:56.789Z');
+      const raw = Buffer.from([0, 1, 254, 255]);
+      const rows = await db.query(
+        'INSERT INTO t (id, label, doc, at, ok, big, raw) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *',
+        [1, 'é ü 漢', JSON.stringify({ a: [1, 'x'], b: null }), at, true, '9007199254740993', raw],
+      );
+      assert.equal(rows.length, 1);
+      const row = rows[0]!;
+      assert.equal(row.id, 1);
+      assert.equal(row.label, 'é ü 漢');
+      assert.deepEqual(row.doc, { a: [1, 'x'], b: null });
+      assert.ok(row.at instanceof Date);
+      assert.equal((row.at as Date).toISOString(), at.toISOString());
+      assert.equal(row.ok, true);
+      assert.equal(String(row.big), '9007199254740993');
+      assert.ok(Buffer.from(row.raw as Uint8Array).equals(raw));
+
+      const [empty] = await db.query('INSERT INTO t (id) VALUES ($1) RETURNING label, doc, at, ok, raw', [2]);
+      assert.deepEqual({ ...empty }, { label: null, doc: null, at: null, ok: null, raw: null });
+    });
+
+    it('round-trips bytea: every byte value, an empty value, a view into a larger buffer', async () => {
+      const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+      const backing = Buffer.concat([Buffer.from('before'), all, Buffer.from('after')]);
+      for (const value of [
+        all,
+        Buffer.alloc(0),
+        backing.subarray(6, 6 + 256),
+        new Uint8Array([0, 255, 16]),
+      ]) {
+        const [row] = await db.query<{ b: Uint8Array; n: number }>(
+          'SELECT $1::bytea AS b, length($1::bytea) AS n',
+          [value],
+        );
+        assert.equal(row!.n, value.byteLength);
+        assert.ok(Buffer.from(row!.b).equals(Buffer.from(value)));
+      }
+    });
+
+    it('runs one statement many times with different values, and a statement that returns no rows', async () => {
+      const insert = 'INSERT INTO t (id, label) VALUES ($1, $2)';
+      for (let i = 10; i < 20; i++) assert.deepEqual(await db.query(insert, [i, `row ${i}`]), []);
+      for (let i = 10; i < 20; i++) {
+        const rows = await db.query<{ label: string }>('SELECT label FROM t WHERE id = $1', [i]);
+        assert.deepEqual(
+          rows.map((r) => r.label),
+          [`row ${i}`],
+        );
+      }
+      const [count] = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM t WHERE id >= 10 AND id < 20',
+      );
+      assert.equal(count!.n, 10);
+    });
+
+    it('fails a malformed statement with its PostgreSQL code, every time, and goes on working', async () => {
+      for (let i = 0; i < 2; i++) {
+        await assert.rejects(
+          db.query('SELEC label FROM t WHERE id = $1', [1]),
+          (err: Error & { code?: string }) => {
+            assert.equal(err.code, '42601');
+            return true;
+          },
+        );
+      }
+      await assert.rejects(db.query('SELECT $1::int AS n', ['not a number']), { code: '22P02' });
+      const [row] = await db.query<{ n: number }>('SELECT $1::int AS n', [7]);
+      assert.equal(row!.n, 7);
+    });
+
+    it('reports a duplicate key as a unique violation', async () => {
+      await db.query('INSERT INTO t (id) VALUES ($1)', [30]);
+      const err = await db.query('INSERT INTO t (id) VALUES ($1)', [30]).catch((e: unknown) => e);
+      assert.ok(isUniqueViolation(err), `expected a unique violation, got ${String(err)}`);
+    });
+
+    it('rolls a transaction back when one of its statements fails, and the next transaction commits', async () => {
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.query('INSERT INTO t (id, label) VALUES ($1, $2)', [40, 'rolled back']);
+          await tx.query('INSERT INTO t (id, label) VALUES ($1, $2)', [40, 'duplicate']);
+        }),
+        (err) => isUniqueViolation(err),
+      );
+      assert.deepEqual(await db.query('SELECT id FROM t WHERE id = $1', [40]), []);
+      await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO t (id, label) VALUES ($1, $2)', [40, 'committed']);
+      });
+      const [row] = await db.query<{ label: string }>('SELECT label FROM t WHERE id = $1', [40]);
+      assert.equal(row!.label, 'committed');
+    });
+
+    it('runs statements of many different texts (more than are kept prepared)', async () => {
+      for (let k = 0; k < 260; k++) {
+        const [row] = await db.query<{ n: number }>(`SELECT $1::int + ${k} AS n`, [1000]);
+        assert.equal(row!.n, 1000 + k);
+      }
+    });
+
+    if (kind === 'pglite') {
+      it('keeps at most 200 statements prepared; texts past that are prepared per run', async () => {
+        const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements');
+        assert.ok(row!.n > 10, `the hub's statements are prepared (${row!.n})`);
+        assert.ok(row!.n <= 200, `${row!.n} prepared`);
+      });
+
+      it('refuses a value that is not bytes for a bytea parameter', async () => {
+        await assert.rejects(db.query('SELECT $1::bytea AS b', ['\\x00']), /Invalid input for bytea type/);
+      });
+
+      it('refuses a call with the wrong number of parameters', async () => {
+        await assert.rejects(db.query('SELECT $1::int AS n', []), /expects 1 values, got 0/);
+      });
+
+      it('refuses a transaction handle used after its transaction ended', async () => {
+        let kept: { query: Database['query'] } | undefined;
+        await db.transaction(async (tx) => {
+          kept = tx;
+        });
+        await assert.rejects(kept!.query('SELECT 1 AS n'), /Transaction is closed/);
+      });
+    }
+  });
+}
