@@ -27,6 +27,16 @@ export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === PG_UNIQUE_VIOLATION;
 }
 
+/**
+ * A named prepared statement that no longer fits the schema ("cached plan must not change result
+ * type": DDL, such as another process's migration, changed the columns it returns) or that its
+ * connection no longer has. Both drivers then prepare the statement afresh.
+ */
+export function isStaleStatement(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return code === '0A000' || code === '26000';
+}
+
 /** PGlite returns bytea as Uint8Array, node-postgres as Buffer; stores see Buffers. */
 export function toBuffer(value: unknown): Buffer {
   if (Buffer.isBuffer(value)) return value;

@@ -11,7 +11,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { type messages, PGlite, protocol, types } from '@electric-sql/pglite';
-import type { Database, Queryable, Row } from './database.js';
+import { type Database, isStaleStatement, type Queryable, type Row } from './database.js';
 import { acquireDirLock } from './lock.js';
 
 /**
@@ -50,16 +50,18 @@ export async function openPglite(
   const statements = new Statements(pg);
   return {
     kind: 'pglite',
-    // Outside a transaction a statement holds PGlite as its own transaction would.
-    query: <T extends Row>(sql: string, params?: readonly unknown[]) =>
-      pg._runExclusiveTransaction(() =>
+    // Outside a transaction a statement holds PGlite as its own transaction would. Waiting for
+    // readiness first, as PGlite's own calls do, keeps calls in the order they were made.
+    query: async <T extends Row>(sql: string, params?: readonly unknown[]) => {
+      await pg._checkReady();
+      return pg._runExclusiveTransaction(() =>
         pg._runExclusiveQuery(async () => {
-          await pg._checkReady();
-          const rows = await statements.run<T>(sql, params);
+          const rows = await statements.run<T>(sql, params, { retryStale: true });
           await pg.syncToFs();
           return rows;
         }),
-      ),
+      );
+    },
     exec: async (sql) => {
       await pg.exec(sql);
     },
@@ -68,7 +70,7 @@ export async function openPglite(
         const scoped: Queryable = {
           query: (sql, params) => {
             if (tx.closed) return Promise.reject(new Error('Transaction is closed'));
-            return pg._runExclusiveQuery(() => statements.run(sql, params));
+            return pg._runExclusiveQuery(() => statements.run(sql, params, { retryStale: false }));
           },
           exec: async (sql) => {
             await tx.exec(sql);
@@ -110,12 +112,33 @@ const EXECUTE = protocol.serialize.execute();
 class Statements {
   readonly #pg: PGlite;
   readonly #prepared = new Map<string, Prepared>();
+  /** Names of evicted statements, closed with the next Parse. */
+  readonly #closing: string[] = [];
+  #nextName = 0;
 
   constructor(pg: PGlite) {
     this.#pg = pg;
   }
 
-  async run<T extends Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  /**
+   * Runs a statement, preparing it on first use. A stale statement is evicted, so its next run
+   * prepares it afresh; with `retryStale` (outside a transaction, where nothing else was
+   * aborted) that happens at once. In a transaction the error aborts the transaction anyway.
+   */
+  async run<T extends Row>(
+    sql: string,
+    params: readonly unknown[] = [],
+    o: { retryStale: boolean },
+  ): Promise<T[]> {
+    try {
+      return await this.#run<T>(sql, params);
+    } catch (err) {
+      if (!isStaleStatement(err) || !this.#evict(sql) || !o.retryStale) throw err;
+      return this.#run<T>(sql, params);
+    }
+  }
+
+  async #run<T extends Row>(sql: string, params: readonly unknown[]): Promise<T[]> {
     const prepared = this.#prepared.get(sql) ?? (await this.#prepare(sql));
     if (params.length !== prepared.params.length) {
       throw new Error(`the statement expects ${prepared.params.length} values, got ${params.length}`);
@@ -141,9 +164,11 @@ class Statements {
   }
 
   async #prepare(sql: string): Promise<Prepared> {
-    const name = this.#prepared.size < MAX_NAMED ? `hub_${this.#prepared.size}` : '';
+    const name = this.#prepared.size < MAX_NAMED ? `hub_${this.#nextName++}` : '';
+    const closing = this.#closing.splice(0).map((old) => protocol.serialize.close({ type: 'S', name: old }));
     const replies = await this.#pg.execProtocolStream(
       concat([
+        ...closing,
         protocol.serialize.parse({ name, text: sql }),
         protocol.serialize.describe({ type: 'S', name }),
         SYNC,
@@ -169,6 +194,15 @@ class Statements {
     const prepared: Prepared = { name, params, fields };
     if (name) this.#prepared.set(sql, prepared);
     return prepared;
+  }
+
+  /** Forgets a prepared statement (closed in the backend with the next Parse); false when none was kept. */
+  #evict(sql: string): boolean {
+    const prepared = this.#prepared.get(sql);
+    if (!prepared) return false;
+    this.#prepared.delete(sql);
+    this.#closing.push(prepared.name);
+    return true;
   }
 }
 

@@ -7,7 +7,7 @@
  * so the names are too; the cap only guards against a caller that builds SQL per call.
  */
 import pg from 'pg';
-import type { Database, Queryable, Row } from './database.js';
+import { type Database, isStaleStatement, type Queryable, type Row } from './database.js';
 
 export async function openPostgres(url: string, max = 20): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
@@ -16,18 +16,27 @@ export async function openPostgres(url: string, max = 20): Promise<Database> {
   });
   const client = await pool.connect(); // fail fast when the server is unreachable
   client.release();
-  const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
+  // A stale statement gets a new name, which every connection prepares afresh; outside a
+  // transaction it runs again at once (in one, the error has aborted the transaction anyway).
+  const wrap = (q: pg.Pool | pg.PoolClient, retryStale: boolean): Queryable => ({
     async query<T extends Row>(sql: string, params?: readonly unknown[]) {
       const values = params as unknown[] | undefined;
-      const name = values?.length ? statementName(sql) : undefined;
-      const res = await q.query<T>(name ? { name, text: sql, values } : { text: sql, values });
-      return res.rows;
+      const run = async () => {
+        const name = values?.length ? statementName(sql) : undefined;
+        return (await q.query<T>(name ? { name, text: sql, values } : { text: sql, values })).rows;
+      };
+      try {
+        return await run();
+      } catch (err) {
+        if (!isStaleStatement(err) || !statementNames.delete(sql) || !retryStale) throw err;
+        return run();
+      }
     },
     async exec(sql: string) {
       await q.query(sql);
     },
   });
-  const root = wrap(pool);
+  const root = wrap(pool, true);
   return {
     kind: 'postgres',
     query: root.query,
@@ -43,7 +52,7 @@ export async function openPostgres(url: string, max = 20): Promise<Database> {
       c.on('error', onLost);
       try {
         await c.query('BEGIN');
-        const result = await fn(wrap(c));
+        const result = await fn(wrap(c, false));
         await c.query('COMMIT');
         return result;
       } catch (err) {
@@ -152,12 +161,13 @@ async function listenWithRetry(
 
 const MAX_NAMED = 200;
 const statementNames = new Map<string, string>();
+let nextName = 0;
 
 /** A stable name per statement text (node-postgres prepares it once per connection), or none past the cap. */
 function statementName(sql: string): string | undefined {
   let name = statementNames.get(sql);
   if (name === undefined && statementNames.size < MAX_NAMED) {
-    name = `hub_${statementNames.size}`;
+    name = `hub_${nextName++}`;
     statementNames.set(sql, name);
   }
   return name;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { type Database, isUniqueViolation } from '../../src/db/database.js';
+import { type Database, isStaleStatement, isUniqueViolation } from '../../src/db/database.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { PG_ADMIN_URL } from '../harness.js';
@@ -145,6 +145,40 @@ for (const kind of ['pglite', 'postgres'] as const) {
       });
       const [row] = await db.query<{ label: string }>('SELECT label FROM t WHERE id = $1', [40]);
       assert.equal(row!.label, 'committed');
+    });
+
+    it('prepares a statement afresh when DDL (a migration by another process) changed the columns it returns', async () => {
+      await db.exec('CREATE TABLE s (id int, a text)');
+      await db.query('INSERT INTO s (id, a) VALUES ($1, $2)', [1, 'x']);
+      const select = 'SELECT * FROM s WHERE id = $1';
+      // prepared on every connection the pool has open (PostgreSQL) or on the one backend (PGlite)
+      await Promise.all([1, 2, 3, 4].map(() => db.query(select, [1])));
+
+      await db.exec('ALTER TABLE s ADD COLUMN b text');
+      for (const rows of await Promise.all([1, 2, 3, 4].map(() => db.query(select, [1])))) {
+        assert.deepEqual(rows, [{ id: 1, a: 'x', b: null }]);
+      }
+      const prepared = await db.transaction(async (tx) => {
+        await tx.query(select, [1]);
+        return tx.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1',
+          [select],
+        );
+      });
+      assert.equal(prepared[0]!.n, 1, 'the statement runs prepared');
+
+      // In a transaction the failed statement has aborted the transaction; the next one works.
+      await db.exec('ALTER TABLE s ADD COLUMN c text');
+      const first = await db.transaction((tx) => tx.query(select, [1])).catch((err: unknown) => err);
+      if (first instanceof Error) {
+        assert.ok(isStaleStatement(first), `expected a stale statement, got ${first.message}`);
+      } else {
+        assert.equal(kind, 'postgres', 'PGlite has the statement prepared, so the first run fails');
+        assert.deepEqual(first, [{ id: 1, a: 'x', b: null, c: null }]);
+      }
+      assert.deepEqual(await db.transaction((tx) => tx.query(select, [1])), [
+        { id: 1, a: 'x', b: null, c: null },
+      ]);
     });
 
     it('runs statements of many different texts (more than are kept prepared)', async () => {
