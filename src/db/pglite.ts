@@ -5,9 +5,10 @@
  * process fails with a clear message instead of corrupting the files.
  *
  * Parameterized statements run as named prepared statements, as on PostgreSQL: PGlite's own
- * `query` parses, plans and describes every statement anew in five calls into the WASM
- * backend, which was most of a small statement's cost under load. Here a statement is parsed
- * and described once; each run is then one call (Bind, Execute, Sync).
+ * `query` parses, plans and describes every statement anew in six calls into the WASM
+ * backend; at 500 initiations/s that overhead decided the hub's latency (docs/benchmarks.md).
+ * Here a statement is parsed and described once; each run is then one call (Bind, Execute,
+ * Sync).
  */
 import { mkdirSync } from 'node:fs';
 import { type messages, PGlite, protocol, types } from '@electric-sql/pglite';
