@@ -213,12 +213,12 @@ export class TestHub {
 export async function startHub(backend: Backend, env: Record<string, string> = {}): Promise<TestHub> {
   if (backend === 'postgres') {
     const name = `trh_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${name}`);
+    await pgAdmin(`CREATE DATABASE ${name}`);
     const url = new URL(PG_ADMIN_URL);
     url.pathname = `/${name}`;
-    return TestHub.create(backend, { ...env, DATABASE_URL: url.toString() }, () =>
-      adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-    );
+    return TestHub.create(backend, { ...env, DATABASE_URL: url.toString() }, async () => {
+      await pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    });
   }
   const dir = mkdtempSync(join(tmpdir(), 'trh-test-'));
   cpSync(await pgliteTemplate(), join(dir, 'pgdata'), { recursive: true });
@@ -227,11 +227,16 @@ export async function startHub(backend: Backend, env: Record<string, string> = {
   );
 }
 
-async function adminQuery(sql: string) {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+/** One statement on its own connection to the PostgreSQL server (by default its admin database). */
+export async function pgAdmin<T extends pg.QueryResultRow = pg.QueryResultRow>(
+  sql: string,
+  params: unknown[] = [],
+  url = PG_ADMIN_URL,
+): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   await c.connect();
   try {
-    await c.query(sql);
+    return (await c.query<T>(sql, params)).rows;
   } finally {
     await c.end();
   }

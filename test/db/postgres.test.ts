@@ -9,22 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import type { Database } from '../../src/db/database.js';
 import { openPostgres } from '../../src/db/postgres.js';
-import { PG_ADMIN_URL } from '../harness.js';
+import { pgAdmin as admin, PG_ADMIN_URL } from '../harness.js';
 import { eventually } from '../support/receiver.js';
-
-async function admin<T extends pg.QueryResultRow = pg.QueryResultRow>(
-  sql: string,
-  params: unknown[] = [],
-  url = PG_ADMIN_URL,
-): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  await c.connect();
-  try {
-    return (await c.query<T>(sql, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
 
 const reachable = await admin('SELECT 1').then(
   () => true,

@@ -7,21 +7,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { type Database, isStaleStatement, isUniqueViolation } from '../../src/db/database.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
-import { PG_ADMIN_URL } from '../harness.js';
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
+import { pgAdmin as admin, PG_ADMIN_URL } from '../harness.js';
 
 const pgProblem = await admin('SELECT 1').then(
   () => undefined,
@@ -40,7 +29,9 @@ for (const kind of ['pglite', 'postgres'] as const) {
       } else {
         const name = `trh_stmt_${randomBytes(6).toString('hex')}`;
         await admin(`CREATE DATABASE ${name}`);
-        drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        drop = async () => {
+          await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        };
         const url = new URL(PG_ADMIN_URL);
         url.pathname = `/${name}`;
         db = await openPostgres(url.toString(), 4);

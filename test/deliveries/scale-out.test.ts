@@ -7,22 +7,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { PG_ADMIN_URL } from '../harness.js';
+import { pgAdmin as admin, PG_ADMIN_URL } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
 import { HubProcess, hubEnv } from './hub-process.js';
 
 const COUNT = 500;
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 async function postgresReachable(): Promise<boolean> {
   try {
