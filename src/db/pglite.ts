@@ -146,7 +146,9 @@ class Statements {
     }
     const values = params.map((value, i) => toParam(value, prepared.params[i]!));
     const bind = protocol.serialize.bind({ statement: prepared.name, values });
-    const replies = await this.#pg.execProtocolStream(concat([bind, EXECUTE, SYNC]), { syncToFs: false });
+    const replies = await this.#pg.execProtocolStream(Buffer.concat([bind, EXECUTE, SYNC]), {
+      syncToFs: false,
+    });
     const rows: T[] = [];
     const fields = prepared.fields;
     if (!fields) return rows;
@@ -168,7 +170,7 @@ class Statements {
     const name = this.#prepared.size < MAX_NAMED ? `hub_${this.#nextName++}` : '';
     const closing = this.#closing.splice(0).map((old) => protocol.serialize.close({ type: 'S', name: old }));
     const replies = await this.#pg.execProtocolStream(
-      concat([
+      Buffer.concat([
         ...closing,
         protocol.serialize.parse({ name, text: sql }),
         protocol.serialize.describe({ type: 'S', name }),
@@ -215,8 +217,4 @@ function toParam(value: unknown, param: Prepared['params'][number]): string | Ui
     return value;
   }
   return param.serialize ? param.serialize(value) : String(value);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  return Buffer.concat(parts);
 }

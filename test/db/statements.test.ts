@@ -156,7 +156,10 @@ for (const kind of ['pglite', 'postgres'] as const) {
           [select],
         );
       });
-      assert.equal(prepared[0]!.n, 1, 'the statement runs prepared');
+      // PGlite closes the stale statement; node-postgres keeps it on the connections that had it.
+      if (kind === 'pglite')
+        assert.equal(prepared[0]!.n, 1, 'the statement runs prepared, the stale one closed');
+      else assert.ok(prepared[0]!.n >= 1, 'the statement runs prepared');
 
       // In a transaction the failed statement has aborted the transaction; the next one works.
       await db.exec('ALTER TABLE s ADD COLUMN c text');
