@@ -220,7 +220,10 @@ export interface paths {
                                 /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                                 messageId: string;
                                 nextAttemptAt: string | null;
-                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                                /**
+                                 * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                                 * @enum {unknown}
+                                 */
                                 status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                                 /** @description The NOTIFY `notificationEmail`. */
                                 to: string;
@@ -325,7 +328,10 @@ export interface paths {
                             /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                             messageId: string;
                             nextAttemptAt: string | null;
-                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                            /**
+                             * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                             * @enum {unknown}
+                             */
                             status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                             /** @description The NOTIFY `notificationEmail`. */
                             to: string;
@@ -430,7 +436,10 @@ export interface paths {
                                 id: string;
                                 /** @description Display name. */
                                 name: string;
-                                /** @description `verified` means verified by the hub operator. */
+                                /**
+                                 * @description `verified` means verified by the hub operator.
+                                 * @enum {unknown}
+                                 */
                                 organizationType: "unverified" | "verified";
                                 /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
                                 publicKey: string | null;
@@ -493,6 +502,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        /** @enum {unknown} */
                         organizationType?: "unverified" | "verified";
                         publicKey?: string | null;
                         travelEndpoint?: string | null;
@@ -522,7 +532,10 @@ export interface paths {
                                 id: string;
                                 /** @description Display name. */
                                 name: string;
-                                /** @description `verified` means verified by the hub operator. */
+                                /**
+                                 * @description `verified` means verified by the hub operator.
+                                 * @enum {unknown}
+                                 */
                                 organizationType: "unverified" | "verified";
                                 /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
                                 publicKey: string | null;
@@ -631,7 +644,10 @@ export interface paths {
                             id: string;
                             /** @description Display name. */
                             name: string;
-                            /** @description `verified` means verified by the hub operator. */
+                            /**
+                             * @description `verified` means verified by the hub operator.
+                             * @enum {unknown}
+                             */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
                             publicKey: string | null;
@@ -708,6 +724,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name?: string;
+                        /** @enum {unknown} */
                         organizationType?: "unverified" | "verified";
                         publicKey?: string | null;
                         travelEndpoint?: string | null;
@@ -734,7 +751,10 @@ export interface paths {
                             id: string;
                             /** @description Display name. */
                             name: string;
-                            /** @description `verified` means verified by the hub operator. */
+                            /**
+                             * @description `verified` means verified by the hub operator.
+                             * @enum {unknown}
+                             */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
                             publicKey: string | null;
@@ -1193,7 +1213,10 @@ export interface paths {
                                 id: string;
                                 /** @description Display name. */
                                 name: string;
-                                /** @description `verified` means verified by the hub operator. */
+                                /**
+                                 * @description `verified` means verified by the hub operator.
+                                 * @enum {unknown}
+                                 */
                                 organizationType: "unverified" | "verified";
                                 /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
                                 publicKey: string | null;
@@ -1282,7 +1305,10 @@ export interface paths {
                             id: string;
                             /** @description Display name. */
                             name: string;
-                            /** @description `verified` means verified by the hub operator. */
+                            /**
+                             * @description `verified` means verified by the hub operator.
+                             * @enum {unknown}
+                             */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
                             publicKey: string | null;
@@ -1359,7 +1385,10 @@ export interface paths {
                             id: string;
                             /** @description Display name. */
                             name: string;
-                            /** @description `verified` means verified by the hub operator. */
+                            /**
+                             * @description `verified` means verified by the hub operator.
+                             * @enum {unknown}
+                             */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
                             publicKey: string | null;
@@ -1841,7 +1870,9 @@ export interface paths {
                                 };
                                 destination: string;
                                 originatorVASPdid: string;
+                                /** @enum {unknown} */
                                 protocol: "MAIN" | "BASIC" | "NOTIFY";
+                                /** @enum {unknown} */
                                 status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                                 transactionAmount: string;
                                 transactionAsset: string;
@@ -1955,10 +1986,13 @@ export interface paths {
                                 actor: string;
                                 /** Format: date-time */
                                 at: string;
+                                /** @enum {unknown} */
                                 status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             }[];
                             originatorVASPdid: string;
+                            /** @enum {unknown} */
                             protocol: "MAIN" | "BASIC" | "NOTIFY";
+                            /** @enum {unknown} */
                             status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             transactionAmount: string;
                             transactionAsset: string;
@@ -2836,6 +2870,7 @@ export interface paths {
                                 })[];
                             };
                         };
+                        /** @enum {unknown} */
                         protocol: "MAIN" | "BASIC" | "NOTIFY";
                         /**
                          * @description Decimal string in whole asset units; never a number.
@@ -2869,7 +2904,9 @@ export interface paths {
                             beneficiaryVASPdid: string | null;
                             beneficiaryVASPid: string | null;
                             destination: string;
+                            /** @enum {unknown} */
                             protocol: "MAIN" | "BASIC" | "NOTIFY";
+                            /** @enum {unknown} */
                             status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             transactionAmount: string;
                             transactionAsset: string;
@@ -3002,6 +3039,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @enum {unknown} */
                             status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             /**
                              * Format: uuid
@@ -3141,7 +3179,10 @@ export interface paths {
                                 /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                                 messageId: string;
                                 nextAttemptAt: string | null;
-                                /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                                /**
+                                 * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                                 * @enum {unknown}
+                                 */
                                 status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                                 transactionRef: string | null;
                             }[];
@@ -3243,7 +3284,10 @@ export interface paths {
                             /** @description The `webhook-id`: the same on every attempt, for de-duplication. */
                             messageId: string;
                             nextAttemptAt: string | null;
-                            /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
+                            /**
+                             * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                             * @enum {unknown}
+                             */
                             status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                             transactionRef: string | null;
                         };

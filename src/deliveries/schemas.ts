@@ -3,25 +3,17 @@ import { type Static, type TSchema, Type } from 'typebox';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
-export const DeliveryStatus = Type.Union(
-  [Type.Literal('PENDING'), Type.Literal('DELIVERED'), Type.Literal('FAILED'), Type.Literal('HELD')],
-  {
-    description:
-      'PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits ' +
-      'behind an earlier FAILED message of the same transaction to the same recipient; goes out after it ' +
-      'once that one is redelivered).',
-  },
-);
+// Enums, not unions of literals: a wrong value in a query is then one problem naming the allowed values.
+export const DeliveryStatus = Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'HELD'], {
+  description:
+    'PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits ' +
+    'behind an earlier FAILED message of the same transaction to the same recipient; goes out after it ' +
+    'once that one is redelivered).',
+});
 
-export const WebhookEventName = Type.Union(
-  [
-    Type.Literal('received'),
-    Type.Literal('confirmed-data'),
-    Type.Literal('declined'),
-    Type.Literal('tx-hash'),
-  ],
-  { description: 'Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`.' },
-);
+export const WebhookEventName = Type.Enum(['received', 'confirmed-data', 'declined', 'tx-hash'], {
+  description: 'Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`.',
+});
 
 export const Attempt = Type.Object({
   at: Type.String({ format: 'date-time' }),

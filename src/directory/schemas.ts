@@ -21,7 +21,7 @@ export const Organization = Type.Object(
       description: 'PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it.',
     }),
     vaspDid: Type.String({ description: 'DID of the organization.' }),
-    organizationType: Type.Union([Type.Literal('unverified'), Type.Literal('verified')], {
+    organizationType: Type.Enum(['unverified', 'verified'], {
       description: '`verified` means verified by the hub operator.',
     }),
   },
@@ -33,7 +33,7 @@ export const OrganizationList = Type.Object({ organizations: Type.Array(Organiza
 
 export const DirectoryQuery = Type.Object(
   {
-    organizationType: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('verified')])),
+    organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
     vaspDid: Type.Optional(Type.String({ maxLength: 512 })),
   },
   { additionalProperties: false },
@@ -58,7 +58,7 @@ export const CreateOrganization = Type.Object(
     vaspDid: Did,
     travelEndpoint: Type.Optional(Endpoint),
     publicKey: Type.Optional(PublicKey),
-    organizationType: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('verified')])),
+    organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
   },
   { additionalProperties: false },
 );
@@ -70,7 +70,7 @@ export const UpdateOrganization = Type.Object(
     vaspDid: Type.Optional(Did),
     travelEndpoint: Type.Optional(Endpoint),
     publicKey: Type.Optional(PublicKey),
-    organizationType: Type.Optional(Type.Union([Type.Literal('unverified'), Type.Literal('verified')])),
+    organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
   },
   { additionalProperties: false, minProperties: 1 },
 );

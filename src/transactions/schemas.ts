@@ -16,13 +16,10 @@ const TxHash = Type.String({
   description: 'Blockchain hash of the transfer.',
 });
 const Address = Type.String({ minLength: 1, maxLength: 256 });
-const Protocol = Type.Union([Type.Literal('MAIN'), Type.Literal('BASIC'), Type.Literal('NOTIFY')]);
-const Status = Type.Union([
-  Type.Literal('NEW'),
-  Type.Literal('RECEIVER_NOTIFIED'),
-  Type.Literal('CONFIRMED'),
-  Type.Literal('DECLINED'),
-]);
+// Enums, not unions of literals: a wrong value is then one problem naming the allowed values,
+// where a union reports one per literal and one for the union.
+const Protocol = Type.Enum(['MAIN', 'BASIC', 'NOTIFY']);
+const Status = Type.Enum(['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED', 'DECLINED']);
 
 export const BlockchainInfo = Type.Object(
   {
@@ -147,7 +144,7 @@ export const TransactionList = Type.Object({
 
 export const ListQuery = Type.Object(
   {
-    role: Type.Optional(Type.Union([Type.Literal('originator'), Type.Literal('beneficiary')])),
+    role: Type.Optional(Type.Enum(['originator', 'beneficiary'])),
     status: Type.Optional(Status),
     protocol: Type.Optional(Protocol),
     asset: Type.Optional(Type.String({ maxLength: 64 })),

@@ -152,11 +152,11 @@ eachBackend(
       });
       assert.ok(verified.body.organizations.every((o: any) => o.organizationType === 'verified'));
       assert.ok(!verified.body.organizations.some((o: any) => o.id === org.id));
-      assertProblem(
-        await hub().request('GET', '/v1/organizations?organizationType=gold', { key: org.apiKey }),
-        400,
-        'VALIDATION_FAILED',
-      );
+      const gold = await hub().request('GET', '/v1/organizations?organizationType=gold', { key: org.apiKey });
+      assertProblem(gold, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(gold.body.errors, [
+        { path: '/querystring/organizationType', message: 'must be one of unverified, verified' },
+      ]);
     });
 
     it('lets the operator verify an organization', async () => {

@@ -144,6 +144,20 @@ eachBackend(
       assert.doesNotMatch(hub().allLogs(), /"level":50/, 'nothing was logged as an unhandled error');
     });
 
+    it('answers an unknown protocol or role with one problem naming the allowed values', async () => {
+      await setup();
+      const res = await initiate({ ...mainRequest(beneficiary.vaspDid), protocol: 'EXPRESS' });
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(res.body.errors, [
+        { path: '/protocol', message: 'must be one of MAIN, BASIC, NOTIFY' },
+      ]);
+      const list = await hub().request('GET', '/v1/transactions?role=broker', { key: originator.apiKey });
+      assertProblem(list, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(list.body.errors, [
+        { path: '/querystring/role', message: 'must be one of originator, beneficiary' },
+      ]);
+    });
+
     it('rejects an initiation lacking a field its protocol needs, and a field it does not use', async () => {
       await setup();
       const main = mainRequest(beneficiary.vaspDid);

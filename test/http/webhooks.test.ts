@@ -439,7 +439,11 @@ eachBackend('webhook deliveries', (hub) => {
     const bad = await deliveries(p.beneficiary.apiKey, '?limit=0');
     assert.equal(bad.status, 400);
     assert.equal((await deliveries(p.beneficiary.apiKey, '?cursor=bm9wZQ')).status, 400);
-    assert.equal((await deliveries(p.beneficiary.apiKey, '?status=LOST')).status, 400);
+    const lost = await deliveries(p.beneficiary.apiKey, '?status=LOST');
+    assert.equal(lost.status, 400);
+    assert.deepEqual(lost.body.errors, [
+      { path: '/querystring/status', message: 'must be one of PENDING, DELIVERED, FAILED, HELD' },
+    ]);
   });
 
   it('keeps NOTIFY e-mails in the outbox without SMTP_URL and shows them to the operator', async () => {
