@@ -174,6 +174,15 @@ describe('travel-rule-hub command', () => {
     assert.match(first.output, /listening on http:\/\/127\.0\.0\.1:\d+/);
     assert.match(first.output, /API docs: http:\/\/127\.0\.0\.1:\d+\/docs/);
     assert.match(first.output, /Operator key \(shown once/);
+    const files = readdirSync(new URL('../migrations/', import.meta.url))
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
+    assert.ok(
+      first.output.includes(
+        `Database: embedded PGlite in ${dir} (migrations applied now: ${files.join(', ')})`,
+      ),
+      first.output,
+    );
 
     const second = await startServe({ HUB_DATA_DIR: dir, PORT: '0' }, true);
     assert.notEqual(second.code, 0);
@@ -185,6 +194,8 @@ describe('travel-rule-hub command', () => {
 
     const again = await startServe({ HUB_DATA_DIR: dir, PORT: '0' });
     assert.doesNotMatch(again.output, /Operator key/);
+    assert.match(again.output, /Database: embedded PGlite in .*\n/);
+    assert.doesNotMatch(again.output, /migrations applied/, 'an up-to-date schema is not mentioned');
     again.child.kill('SIGTERM');
     await new Promise((resolve) => again.child.once('exit', resolve));
   });

@@ -4,7 +4,7 @@
  * requests finish, stop the worker and close the database.
  */
 import { type Config, ConfigError } from '../config.js';
-import { openDatabase } from '../db/open.js';
+import { migratedNote, openDatabase } from '../db/open.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 
@@ -24,7 +24,12 @@ export async function serve(config: Config): Promise<void> {
 async function start(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
   // Open the database while the app's modules load: start-up is mostly these two.
-  const opening = openDatabase(config);
+  let migrated: string[] = [];
+  const opening = openDatabase(config, {
+    onMigrated: (applied) => {
+      migrated = applied;
+    },
+  });
   opening.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
   const { buildApp } = await import('../app.js');
   const db = await opening;
@@ -39,7 +44,7 @@ async function start(config: Config): Promise<void> {
     `Travel Rule Hub ${VERSION} listening on ${base}`,
     `API docs: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
     `Compliance dashboard: ${base}/ui/`,
-    `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}`,
+    `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}${migratedNote(migrated)}`,
   ];
   const keyLine = generatedKeyLine(secrets, config);
   if (keyLine) lines.push(keyLine);

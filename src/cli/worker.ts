@@ -6,18 +6,23 @@
  */
 import { buildApp, VERSION } from '../app.js';
 import type { Config } from '../config.js';
-import { openDatabase } from '../db/open.js';
+import { migratedNote, openDatabase } from '../db/open.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 
 export async function runWorker(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
-  const db = await openDatabase(config);
+  let migrated: string[] = [];
+  const db = await openDatabase(config, {
+    onMigrated: (applied) => {
+      migrated = applied;
+    },
+  });
   const { app, deliveries } = await buildApp({ config, db, secrets });
   await deliveries.worker.start();
   const keyLine = generatedKeyLine(secrets, config);
   process.stdout.write(
     `Travel Rule Hub ${VERSION} delivery worker running (no HTTP listener)\n` +
-      `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}\n` +
+      `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}${migratedNote(migrated)}\n` +
       `E-mail: ${config.smtpUrl ? 'SMTP configured' : 'no SMTP_URL; NOTIFY e-mails stay in the outbox'}\n` +
       (keyLine ? `${keyLine}\n` : ''),
   );

@@ -1,6 +1,6 @@
 /**
- * Forward-only migrations: `migrations/NNNN_name.sql`, applied in order, each in its own
- * transaction, recorded in `schema_migrations`. The same files run on PGlite and PostgreSQL.
+ * Forward-only migrations: `migrations/NNNN_name.sql`, applied in order in one transaction
+ * (all or none), each recorded in `schema_migrations`. The same files run on PGlite and PostgreSQL.
  * An advisory lock keeps two processes starting at once from applying the same file twice.
  */
 import { readdirSync, readFileSync } from 'node:fs';

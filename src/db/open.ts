@@ -7,7 +7,10 @@ import type { Config } from '../config.js';
 import type { Database } from './database.js';
 import { migrate } from './migrate.js';
 
-export async function openDatabase(config: Config, options: { migrate?: boolean } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  options: { migrate?: boolean; onMigrated?: (applied: string[]) => void } = {},
+): Promise<Database> {
   // Only the driver in use is loaded.
   const wasm = config.databaseUrl ? undefined : compilePgliteWasm();
   const db = config.databaseUrl
@@ -15,7 +18,7 @@ export async function openDatabase(config: Config, options: { migrate?: boolean 
     : await (await import('./pglite.js')).openPglite(config.dataDir, wasm);
   if (options.migrate !== false) {
     try {
-      await migrate(db);
+      options.onMigrated?.(await migrate(db));
     } catch (err) {
       await db.close();
       throw err;
@@ -42,4 +45,9 @@ function compilePgliteWasm(): Promise<WebAssembly.Module> {
   const compiling = WebAssembly.compile(readFileSync(file));
   compiling.catch(() => {}); // awaited by openPglite; this only keeps an early failure from being "unhandled"
   return compiling;
+}
+
+/** What this start applied to the schema, for the start-up lines; nothing when it was up to date. */
+export function migratedNote(applied: readonly string[]): string {
+  return applied.length === 0 ? '' : ` (migrations applied now: ${applied.join(', ')})`;
 }
