@@ -56,7 +56,9 @@ const DESCRIPTIONS: Record<number, string> = {
  * /v1/admin, an organization key inside it) and 429 are always possible.
  */
 export function problems(...statuses: number[]) {
-  const all = [...new Set([...statuses, 401, 403, 429])].sort();
+  // A route that takes a JSON body (415 for another type) also refuses one over the body limit.
+  const body = statuses.includes(415) ? [413] : [];
+  const all = [...new Set([...statuses, ...body, 401, 403, 429])].sort();
   return Object.fromEntries(
     all.map((s) => [
       s,

@@ -46,7 +46,7 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
           'Every problem found is listed in the 400 answer.',
         headers: IdempotencyHeaders,
         body: InitiateRequest,
-        response: { 200: InitiateResponse, ...problems(400, 409, 413, 415, 422) },
+        response: { 200: InitiateResponse, ...problems(400, 409, 415, 422) },
       },
     },
     async (request) => {
