@@ -1,9 +1,10 @@
 /**
- * JSON request bodies: Fastify's own parser (prototype poisoning refused), plus one rule the
+ * JSON request bodies: Fastify's own parser, which refuses prototype keys, plus one rule the
  * database imposes: PostgreSQL text and jsonb cannot hold U+0000, so a string containing it
- * would fail at the INSERT as a 500. It is refused here instead, as a 400 naming the field.
- * The walk runs only for a body whose text contains the escape `\u0000` (JSON cannot carry a raw
- * NUL), so ordinary requests pay one substring search.
+ * would fail at the INSERT as a 500. Both are refused as a 400 naming where in the body they
+ * are. The NUL walk runs only for a body whose text contains the escape `\u0000` (JSON cannot
+ * carry a raw NUL), and the prototype walk only for a body the parser refused, so ordinary
+ * requests pay one substring search.
  */
 import type { FastifyInstance } from 'fastify';
 import { validationFailed } from './errors.js';
@@ -15,22 +16,56 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string; // parseAs: 'string'
     parse(request, text, (err, value) => {
-      if (err || !text.includes('\\u0000')) return done(err, value);
-      const path = nulPath(value, '');
+      if (err) {
+        const path = prototypePath(text);
+        if (path === undefined) return done(err, undefined);
+        return done(validationFailed([{ path, message: 'is not allowed (a prototype key)' }]), undefined);
+      }
+      if (!text.includes('\\u0000')) return done(null, value);
+      const path = nulPath(value);
       if (path === undefined) return done(null, value);
       done(validationFailed([{ path, message: 'must not contain the NUL character (\\u0000)' }]), undefined);
     });
   });
 }
 
-/** JSON pointer (RFC 6901) of the first string, key or value, that contains U+0000. */
-export function nulPath(value: unknown, at: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\0') ? at : undefined;
+/** JSON pointer of the first string, key or value, that contains U+0000. */
+function nulPath(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? '' : undefined;
+  return findPath(
+    value,
+    (key, child) => key.includes('\0') || (typeof child === 'string' && child.includes('\0')),
+  );
+}
+
+/**
+ * Where a body the parser refused holds `__proto__` or `constructor.prototype`, if it is valid
+ * JSON at all. `JSON.parse` makes such keys plain own properties, so walking them is safe.
+ */
+function prototypePath(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined; // malformed JSON, reported as such
+  }
+  return findPath(
+    value,
+    (key, _, at) => key === '__proto__' || (key === 'prototype' && at.endsWith('/constructor')),
+  );
+}
+
+/** JSON pointer (RFC 6901) of the first member or element, in document order, that `hit` picks. */
+function findPath(
+  value: unknown,
+  hit: (key: string, child: unknown, at: string) => boolean,
+  at = '',
+): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, child] of Object.entries(value)) {
     const here = `${at}/${escapePointer(key)}`;
-    if (key.includes('\0')) return here;
-    const found = nulPath(child, here);
+    if (hit(key, child, at)) return here;
+    const found = findPath(child, hit, here);
     if (found !== undefined) return found;
   }
   return undefined;

@@ -144,6 +144,32 @@ eachBackend(
       assert.doesNotMatch(hub().allLogs(), /"level":50/, 'nothing was logged as an unhandled error');
     });
 
+    it('refuses a prototype key (__proto__, constructor.prototype) as 400 naming where it is', async () => {
+      await setup();
+      const text = JSON.stringify(mainRequest(beneficiary.vaspDid)).replace(
+        '"pii":{',
+        '"pii":{"__proto__":{"x":1},',
+      );
+      const res = await hub().request('POST', '/v1/transactions/initiate', {
+        key: originator.apiKey,
+        raw: text,
+        headers: { 'content-type': 'application/json' },
+      });
+      assertProblem(res, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(res.body.errors, [
+        { path: '/pii/__proto__', message: 'is not allowed (a prototype key)' },
+      ]);
+      const nested = await hub().request('PATCH', '/v1/organizations/me', {
+        key: originator.apiKey,
+        raw: '{"name":"x","constructor":{"prototype":{"y":1}}}',
+        headers: { 'content-type': 'application/json' },
+      });
+      assertProblem(nested, 400, 'VALIDATION_FAILED');
+      assert.deepEqual(nested.body.errors, [
+        { path: '/constructor/prototype', message: 'is not allowed (a prototype key)' },
+      ]);
+    });
+
     it('answers an unknown protocol or role with one problem naming the allowed values', async () => {
       await setup();
       const res = await initiate({ ...mainRequest(beneficiary.vaspDid), protocol: 'EXPRESS' });
