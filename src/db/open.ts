@@ -18,7 +18,8 @@ export async function openDatabase(
     : await (await import('./pglite.js')).openPglite(config.dataDir, wasm);
   if (options.migrate !== false) {
     try {
-      options.onMigrated?.(await migrate(db));
+      const applied = await migrate(db); // not inside `?.(…)`: that would skip it without a listener
+      options.onMigrated?.(applied);
     } catch (err) {
       await db.close();
       throw err;
