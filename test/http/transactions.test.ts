@@ -46,6 +46,13 @@ eachBackend(
     };
     const initiate = (body: Json, key = originator.apiKey, headers?: Record<string, string>) =>
       hub().request('POST', '/v1/transactions/initiate', { key, body, headers });
+    /** Sends JSON text as it is, for what JSON.stringify cannot produce. */
+    const sendRaw = (method: string, path: string, text: string) =>
+      hub().request(method, path, {
+        key: originator.apiKey,
+        raw: text,
+        headers: { 'content-type': 'application/json' },
+      });
     const post = (path: string, key: string, body: Json) =>
       hub().request('POST', `/v1/transactions/${path}`, { key, body });
     const read = (ref: string, key: string) => hub().request('GET', `/v1/transactions/${ref}`, { key });
@@ -134,11 +141,7 @@ eachBackend(
         '"note":"x"',
         '"no\\u0000te":"x"',
       );
-      const key = await hub().request('POST', '/v1/transactions/initiate', {
-        key: originator.apiKey,
-        raw: text,
-        headers: { 'content-type': 'application/json' },
-      });
+      const key = await sendRaw('POST', '/v1/transactions/initiate', text);
       assertProblem(key, 400, 'VALIDATION_FAILED');
       assert.equal(key.body.errors[0].path, '/no\u0000te');
       assert.doesNotMatch(hub().allLogs(), /"level":50/, 'nothing was logged as an unhandled error');
@@ -150,20 +153,16 @@ eachBackend(
         '"pii":{',
         '"pii":{"__proto__":{"x":1},',
       );
-      const res = await hub().request('POST', '/v1/transactions/initiate', {
-        key: originator.apiKey,
-        raw: text,
-        headers: { 'content-type': 'application/json' },
-      });
+      const res = await sendRaw('POST', '/v1/transactions/initiate', text);
       assertProblem(res, 400, 'VALIDATION_FAILED');
       assert.deepEqual(res.body.errors, [
         { path: '/pii/__proto__', message: 'is not allowed (a prototype key)' },
       ]);
-      const nested = await hub().request('PATCH', '/v1/organizations/me', {
-        key: originator.apiKey,
-        raw: '{"name":"x","constructor":{"prototype":{"y":1}}}',
-        headers: { 'content-type': 'application/json' },
-      });
+      const nested = await sendRaw(
+        'PATCH',
+        '/v1/organizations/me',
+        '{"name":"x","constructor":{"prototype":{"y":1}}}',
+      );
       assertProblem(nested, 400, 'VALIDATION_FAILED');
       assert.deepEqual(nested.body.errors, [
         { path: '/constructor/prototype', message: 'is not allowed (a prototype key)' },
