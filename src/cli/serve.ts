@@ -4,7 +4,7 @@
  * requests finish, stop the worker and close the database.
  */
 import { type Config, ConfigError } from '../config.js';
-import { migratedNote, openDatabase } from '../db/open.js';
+import { databaseLine, openDatabase } from '../db/open.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 
@@ -44,7 +44,7 @@ async function start(config: Config): Promise<void> {
     `Travel Rule Hub ${VERSION} listening on ${base}`,
     `API docs: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
     `Compliance dashboard: ${base}/ui/`,
-    `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}${migratedNote(migrated)}`,
+    databaseLine(config, migrated),
   ];
   const keyLine = generatedKeyLine(secrets, config);
   if (keyLine) lines.push(keyLine);

@@ -6,7 +6,7 @@
  */
 import { buildApp, VERSION } from '../app.js';
 import type { Config } from '../config.js';
-import { migratedNote, openDatabase } from '../db/open.js';
+import { databaseLine, openDatabase } from '../db/open.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 
 export async function runWorker(config: Config): Promise<void> {
@@ -22,7 +22,7 @@ export async function runWorker(config: Config): Promise<void> {
   const keyLine = generatedKeyLine(secrets, config);
   process.stdout.write(
     `Travel Rule Hub ${VERSION} delivery worker running (no HTTP listener)\n` +
-      `Database: ${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}${migratedNote(migrated)}\n` +
+      `${databaseLine(config, migrated)}\n` +
       `E-mail: ${config.smtpUrl ? 'SMTP configured' : 'no SMTP_URL; NOTIFY e-mails stay in the outbox'}\n` +
       (keyLine ? `${keyLine}\n` : ''),
   );

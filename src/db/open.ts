@@ -48,7 +48,8 @@ function compilePgliteWasm(): Promise<WebAssembly.Module> {
   return compiling;
 }
 
-/** What this start applied to the schema, for the start-up lines; nothing when it was up to date. */
-export function migratedNote(applied: readonly string[]): string {
-  return applied.length === 0 ? '' : ` (migrations applied now: ${applied.join(', ')})`;
+/** The start-up line naming the database, and the migrations this start applied (if any). */
+export function databaseLine(config: Config, applied: readonly string[]): string {
+  const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  return `Database: ${where}${applied.length === 0 ? '' : ` (migrations applied now: ${applied.join(', ')})`}`;
 }
