@@ -10,8 +10,18 @@
 import { getAlpha2Codes } from 'i18n-iso-countries/index.js';
 import { escapePointerToken, type Problem, pointer } from './problem.js';
 
-/** Checks one value found at `path` and appends what is wrong with it to `out`. */
-export type Check = (value: unknown, path: string, out: Problem[]) => void;
+/**
+ * Checks one value and appends what is wrong with it to `out`. The value is member `token` (an
+ * escaped reference token) of the value at pointer `parent`; its own pointer, `at(parent, token)`,
+ * is made only when a problem names it or a child needs it: most values are valid, and joining
+ * every field's pointer up front allocated more than the rest of a request's validation.
+ */
+export type Check = (value: unknown, parent: string, token: string, out: Problem[]) => void;
+
+/** The JSON pointer of member `token` of the value at `parent`. */
+export function at(parent: string, token: string): string {
+  return `${parent}/${token}`;
+}
 
 export interface Field {
   check: Check;
@@ -84,14 +94,16 @@ export function checkObject(
   shape: Shape,
   out: Problem[],
   options: ObjectOptions = {},
-): Fields | undefined {
+): void {
   if (!isObject(value)) {
     out.push({ path, message: 'must be an object' });
-    return undefined;
+    return;
   }
   const { known, fields } = compile(shape);
-  for (const key of Object.keys(value)) {
-    if (known.has(key)) continue;
+  // for…in rather than Object.keys: no array per object (a JSON object has no inherited keys,
+  // and the hasOwn test keeps it so for any other).
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || known.has(key)) continue;
     const hint =
       options.hints !== undefined && Object.hasOwn(options.hints, key) ? options.hints[key] : undefined;
     out.push({ path: pointer(path, key), message: hint ?? 'unknown field' });
@@ -102,39 +114,53 @@ export function checkObject(
     const canonical = has(value, name);
     const alias = field.alias !== undefined && has(value, field.alias) ? field.alias : undefined;
     if (canonical && alias !== undefined) {
-      out.push({ path: `${path}/${aliasToken}`, message: `must not be given together with ${name}` });
+      out.push({ path: at(path, aliasToken!), message: `must not be given together with ${name}` });
     }
-    if (canonical) field.check(value[name], `${path}/${token}`, out);
-    if (alias !== undefined) field.check(value[alias], `${path}/${aliasToken}`, out);
+    if (canonical) field.check(value[name], path, token, out);
+    if (alias !== undefined) field.check(value[alias], path, aliasToken!, out);
     if (!canonical && alias === undefined && field.required) {
-      out.push({ path: `${path}/${token}`, message: 'is required' });
+      out.push({ path: at(path, token), message: 'is required' });
     }
     if (!canonical && alias !== undefined) {
       viaAlias ??= new Map();
       viaAlias.set(name, alias);
     }
   }
-  const keyOf = (name: string) => viaAlias?.get(name) ?? name;
-  const result: Fields = {
-    path,
-    value: (name) => {
-      const key = keyOf(name);
-      return has(value, key) ? value[key] : undefined;
-    },
-    at: (name) => pointer(path, keyOf(name)),
-  };
-  options.after?.(result, out);
-  return result;
+  options.after?.(new CheckedFields(value, path, viaAlias), out);
+}
+
+/** The Fields an `after` rule sees. */
+class CheckedFields implements Fields {
+  constructor(
+    private readonly object: Record<string, unknown>,
+    readonly path: string,
+    /** Canonical names given under their alias only. */
+    private readonly viaAlias: ReadonlyMap<string, string> | undefined,
+  ) {}
+
+  value(name: string): unknown {
+    const key = this.keyOf(name);
+    return has(this.object, key) ? this.object[key] : undefined;
+  }
+
+  at(name: string): string {
+    return pointer(this.path, this.keyOf(name));
+  }
+
+  private keyOf(name: string): string {
+    return this.viaAlias?.get(name) ?? name;
+  }
 }
 
 export function object(shape: Shape, options: ObjectOptions = {}): Check {
-  return (value, path, out) => {
-    checkObject(value, path, shape, out, options);
+  return (value, parent, token, out) => {
+    checkObject(value, at(parent, token), shape, out, options);
   };
 }
 
 export function list(item: Check, bounds: { min?: number; max?: number } = {}): Check {
-  return (value, path, out) => {
+  return (value, parent, token, out) => {
+    const path = at(parent, token);
     if (!Array.isArray(value)) {
       out.push({ path, message: 'must be an array' });
       return;
@@ -148,39 +174,39 @@ export function list(item: Check, bounds: { min?: number; max?: number } = {}): 
     if (bounds.max !== undefined && value.length > bounds.max) {
       out.push({ path, message: `must contain at most ${bounds.max} items` });
     }
-    value.forEach((element, index) => {
-      item(element, `${path}/${index}`, out); // an index needs no escaping
-    });
+    for (let index = 0; index < value.length; index++) {
+      item(value[index], path, String(index), out); // an index needs no escaping
+    }
   };
 }
 
 /** An array of `item`, or a single `item` (IVMS101's own JSON gives some arrays as one object). */
 export function oneOrMany(item: Check): Check {
   const many = list(item, { min: 1 });
-  return (value, path, out) => {
-    if (Array.isArray(value)) many(value, path, out);
-    else if (isObject(value)) item(value, path, out);
-    else out.push({ path, message: 'must be an array or an object' });
+  return (value, parent, token, out) => {
+    if (Array.isArray(value)) many(value, parent, token, out);
+    else if (isObject(value)) item(value, parent, token, out);
+    else out.push({ path: at(parent, token), message: 'must be an array or an object' });
   };
 }
 
 export function nullable(check: Check): Check {
-  return (value, path, out) => {
-    if (value !== null) check(value, path, out);
+  return (value, parent, token, out) => {
+    if (value !== null) check(value, parent, token, out);
   };
 }
 
 /** IVMS101 MaxNText: at least one character that is not white space, at most `max` characters. */
 export function text(max: number): Check {
-  return (value, path, out) => {
+  return (value, parent, token, out) => {
     if (typeof value !== 'string') {
-      out.push({ path, message: 'must be a string' });
+      out.push({ path: at(parent, token), message: 'must be a string' });
       return;
     }
-    if (value.trim() === '') out.push({ path, message: 'must not be empty' });
+    if (value.trim() === '') out.push({ path: at(parent, token), message: 'must not be empty' });
     // ISO 20022 counts characters, so a name in a non-Latin script gets the same room.
     else if (value.length > max && [...value].length > max) {
-      out.push({ path, message: `must be at most ${max} characters` });
+      out.push({ path: at(parent, token), message: `must be at most ${max} characters` });
     }
   };
 }
@@ -188,9 +214,9 @@ export function text(max: number): Check {
 export function code(values: readonly string[]): Check {
   const allowed = new Set(values);
   const message = `must be one of ${values.join(', ')}`;
-  return (value, path, out) => {
-    if (typeof value !== 'string') out.push({ path, message: 'must be a string' });
-    else if (!allowed.has(value)) out.push({ path, message });
+  return (value, parent, token, out) => {
+    if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
+    else if (!allowed.has(value)) out.push({ path: at(parent, token), message });
   };
 }
 
@@ -202,9 +228,12 @@ export function isCountryCode(value: string): boolean {
   return /^[A-Z]{2}$/.test(value) && COUNTRIES.has(value);
 }
 
-export const country: Check = (value, path, out) => {
-  if (typeof value !== 'string') out.push({ path, message: 'must be a string' });
+export const country: Check = (value, parent, token, out) => {
+  if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
   else if (!isCountryCode(value)) {
-    out.push({ path, message: 'must be an ISO 3166-1 alpha-2 country code in upper case, or XX' });
+    out.push({
+      path: at(parent, token),
+      message: 'must be an ISO 3166-1 alpha-2 country code in upper case, or XX',
+    });
   }
 };

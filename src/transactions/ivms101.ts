@@ -21,6 +21,7 @@
 // C12 (sequentialIntegrity) is about `transferPath`, which `pii` does not carry. C3 is not enforced.
 
 import {
+  at,
   type Check,
   checkObject,
   code,
@@ -79,20 +80,29 @@ function isCalendarDate(value: string): boolean {
   return days !== undefined && day >= 1 && day <= days;
 }
 
-const dateOfBirth: Check = (value, path, out) => {
-  if (typeof value !== 'string') out.push({ path, message: 'must be a string' });
-  else if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) out.push({ path, message: 'must be a date as YYYY-MM-DD' });
-  else if (!isCalendarDate(value)) out.push({ path, message: 'must be a valid calendar date' });
-  // C2 DateInPast. Same-length YYYY-MM-DD strings order like their dates; today (UTC) is not past.
-  else if (value >= new Date().toISOString().slice(0, 10)) out.push({ path, message: 'must be in the past' });
+const dateOfBirth: Check = (value, parent, token, out) => {
+  const message = dateOfBirthProblem(value);
+  if (message !== undefined) out.push({ path: at(parent, token), message });
 };
+
+function dateOfBirthProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'must be a date as YYYY-MM-DD';
+  if (!isCalendarDate(value)) return 'must be a valid calendar date';
+  // C2 DateInPast. Same-length YYYY-MM-DD strings order like their dates; today (UTC) is not past.
+  if (value >= new Date().toISOString().slice(0, 10)) return 'must be in the past';
+  return undefined;
+}
 
 // C10 RegistrationAuthority: the standard wants a code from GLEIF's Registration Authorities List.
 // We check its form (RA + 6 digits) but do not ship the list, which changes several times a year.
-const registrationAuthority: Check = (value, path, out) => {
-  if (typeof value !== 'string') out.push({ path, message: 'must be a string' });
+const registrationAuthority: Check = (value, parent, token, out) => {
+  if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
   else if (!/^RA[0-9]{6}$/.test(value)) {
-    out.push({ path, message: 'must be a GLEIF registration authority code (RA followed by 6 digits)' });
+    out.push({
+      path: at(parent, token),
+      message: 'must be a GLEIF registration authority code (RA followed by 6 digits)',
+    });
   }
 };
 
@@ -205,11 +215,19 @@ function personName(id: Shape, hints: Record<string, string> = {}): Check {
 // than guessing what the sender meant.
 function legalNamePresent(fields: Fields, typeKey: string, codes: readonly string[], out: Problem[]): void {
   const name = fields.value('name');
-  const names = Array.isArray(name) ? name : [name];
-  const ids = names.flatMap((n) => (isObject(n) && Array.isArray(n.nameIdentifier) ? n.nameIdentifier : []));
-  const types = ids.filter(isObject).map((id) => id[typeKey] ?? 'LEGL');
-  if (types.length === 0 || types.some((type) => !codes.includes(type as string))) return;
-  if (!types.includes('LEGL')) {
+  let named = false;
+  let legal = false;
+  for (const n of Array.isArray(name) ? name : [name]) {
+    if (!isObject(n) || !Array.isArray(n.nameIdentifier)) continue;
+    for (const id of n.nameIdentifier) {
+      if (!isObject(id)) continue;
+      const type = id[typeKey] ?? 'LEGL';
+      if (!codes.includes(type as string)) return;
+      named = true;
+      legal ||= type === 'LEGL';
+    }
+  }
+  if (named && !legal) {
     out.push({ path: fields.at('name'), message: `must include a legal name (${typeKey} LEGL)` });
   }
 }
