@@ -159,7 +159,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
-    transformObject: (doc) => documentPii('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
+    transformObject: (doc) =>
+      typedEnums(documentPii('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject)) as never,
   });
   if (config.rateLimit > 0) {
     await app.register(rateLimit, {
@@ -242,6 +243,24 @@ function documentPii<T>(doc: T): T {
   ];
   if (body?.schema?.properties?.pii) body.schema.properties.pii = PiiSchema;
   return doc;
+}
+
+/**
+ * A copy of the document in which every enum of strings also says `type: string`, as client
+ * generators expect of a string enum. The route schemas leave the type out, so that a value of
+ * another type gets the one "must be one of …" problem rather than a second "must be string";
+ * they are not touched here.
+ */
+function typedEnums(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(typedEnums);
+  if (node === null || typeof node !== 'object') return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) copy[key] = typedEnums(value);
+  const values = copy.enum;
+  if (copy.type === undefined && Array.isArray(values) && values.every((v) => typeof v === 'string')) {
+    copy.type = 'string';
+  }
+  return copy;
 }
 
 /** The asset table: HUB_ASSET_TABLE's file (which replaces the built-in one) or assets.json. */

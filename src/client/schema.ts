@@ -222,7 +222,7 @@ export interface paths {
                                 nextAttemptAt: string | null;
                                 /**
                                  * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
-                                 * @enum {unknown}
+                                 * @enum {string}
                                  */
                                 status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                                 /** @description The NOTIFY `notificationEmail`. */
@@ -330,7 +330,7 @@ export interface paths {
                             nextAttemptAt: string | null;
                             /**
                              * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                             /** @description The NOTIFY `notificationEmail`. */
@@ -438,7 +438,7 @@ export interface paths {
                                 name: string;
                                 /**
                                  * @description `verified` means verified by the hub operator.
-                                 * @enum {unknown}
+                                 * @enum {string}
                                  */
                                 organizationType: "unverified" | "verified";
                                 /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
@@ -502,7 +502,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         organizationType?: "unverified" | "verified";
                         publicKey?: string | null;
                         travelEndpoint?: string | null;
@@ -534,7 +534,7 @@ export interface paths {
                                 name: string;
                                 /**
                                  * @description `verified` means verified by the hub operator.
-                                 * @enum {unknown}
+                                 * @enum {string}
                                  */
                                 organizationType: "unverified" | "verified";
                                 /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
@@ -655,7 +655,7 @@ export interface paths {
                             name: string;
                             /**
                              * @description `verified` means verified by the hub operator.
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
@@ -733,7 +733,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name?: string;
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         organizationType?: "unverified" | "verified";
                         publicKey?: string | null;
                         travelEndpoint?: string | null;
@@ -762,7 +762,7 @@ export interface paths {
                             name: string;
                             /**
                              * @description `verified` means verified by the hub operator.
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
@@ -1233,7 +1233,7 @@ export interface paths {
                                 name: string;
                                 /**
                                  * @description `verified` means verified by the hub operator.
-                                 * @enum {unknown}
+                                 * @enum {string}
                                  */
                                 organizationType: "unverified" | "verified";
                                 /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
@@ -1325,7 +1325,7 @@ export interface paths {
                             name: string;
                             /**
                              * @description `verified` means verified by the hub operator.
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
@@ -1405,7 +1405,7 @@ export interface paths {
                             name: string;
                             /**
                              * @description `verified` means verified by the hub operator.
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             organizationType: "unverified" | "verified";
                             /** @description PEM SubjectPublicKeyInfo (X25519, P-256 or RSA ≥ 2048) used to encrypt messages to it. */
@@ -1897,9 +1897,9 @@ export interface paths {
                                 };
                                 destination: string;
                                 originatorVASPdid: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 protocol: "MAIN" | "BASIC" | "NOTIFY";
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                                 transactionAmount: string;
                                 transactionAsset: string;
@@ -2013,13 +2013,13 @@ export interface paths {
                                 actor: string;
                                 /** Format: date-time */
                                 at: string;
-                                /** @enum {unknown} */
+                                /** @enum {string} */
                                 status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             }[];
                             originatorVASPdid: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             protocol: "MAIN" | "BASIC" | "NOTIFY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             transactionAmount: string;
                             transactionAsset: string;
@@ -2592,7 +2592,7 @@ export interface paths {
                                             addressLine?: string[];
                                             /**
                                              * @description HOME, BIZZ (business) or GEOG (geographic).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             addressType: "HOME" | "BIZZ" | "GEOG";
                                             buildingName?: string;
@@ -2617,7 +2617,7 @@ export interface paths {
                                             localNameIdentifier?: {
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
                                                 /** @description Family name, or the full name where names are not split. */
@@ -2628,7 +2628,7 @@ export interface paths {
                                             nameIdentifier: {
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
                                                 /** @description Family name, or the full name where names are not split. */
@@ -2639,7 +2639,7 @@ export interface paths {
                                             phoneticNameIdentifier?: {
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
                                                 /** @description Family name, or the full name where names are not split. */
@@ -2654,7 +2654,7 @@ export interface paths {
                                             countryOfIssue?: string;
                                             /**
                                              * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
                                             /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
@@ -2674,7 +2674,7 @@ export interface paths {
                                             addressLine?: string[];
                                             /**
                                              * @description HOME, BIZZ (business) or GEOG (geographic).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             addressType: "HOME" | "BIZZ" | "GEOG";
                                             buildingName?: string;
@@ -2701,7 +2701,7 @@ export interface paths {
                                                 legalPersonName: string;
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
                                             }[];
@@ -2710,7 +2710,7 @@ export interface paths {
                                                 legalPersonName: string;
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
                                             }[];
@@ -2719,7 +2719,7 @@ export interface paths {
                                                 legalPersonName: string;
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
                                             }[];
@@ -2730,7 +2730,7 @@ export interface paths {
                                             countryOfIssue?: string;
                                             /**
                                              * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             nationalIdentificationType: "RAID" | "MISC" | "LEIX" | "TXID";
                                             /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
@@ -2765,7 +2765,7 @@ export interface paths {
                                             addressLine?: string[];
                                             /**
                                              * @description HOME, BIZZ (business) or GEOG (geographic).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             addressType: "HOME" | "BIZZ" | "GEOG";
                                             buildingName?: string;
@@ -2790,7 +2790,7 @@ export interface paths {
                                             localNameIdentifier?: {
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
                                                 /** @description Family name, or the full name where names are not split. */
@@ -2801,7 +2801,7 @@ export interface paths {
                                             nameIdentifier: {
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
                                                 /** @description Family name, or the full name where names are not split. */
@@ -2812,7 +2812,7 @@ export interface paths {
                                             phoneticNameIdentifier?: {
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
                                                 /** @description Family name, or the full name where names are not split. */
@@ -2827,7 +2827,7 @@ export interface paths {
                                             countryOfIssue?: string;
                                             /**
                                              * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
                                             /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
@@ -2847,7 +2847,7 @@ export interface paths {
                                             addressLine?: string[];
                                             /**
                                              * @description HOME, BIZZ (business) or GEOG (geographic).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             addressType: "HOME" | "BIZZ" | "GEOG";
                                             buildingName?: string;
@@ -2874,7 +2874,7 @@ export interface paths {
                                                 legalPersonName: string;
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
                                             }[];
@@ -2883,7 +2883,7 @@ export interface paths {
                                                 legalPersonName: string;
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
                                             }[];
@@ -2892,7 +2892,7 @@ export interface paths {
                                                 legalPersonName: string;
                                                 /**
                                                  * @description Nature of the name; read as LEGL when absent.
-                                                 * @enum {unknown}
+                                                 * @enum {string}
                                                  */
                                                 legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
                                             }[];
@@ -2903,7 +2903,7 @@ export interface paths {
                                             countryOfIssue?: string;
                                             /**
                                              * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
-                                             * @enum {unknown}
+                                             * @enum {string}
                                              */
                                             nationalIdentificationType: "RAID" | "MISC" | "LEIX" | "TXID";
                                             /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
@@ -2915,7 +2915,7 @@ export interface paths {
                                 })[];
                             };
                         };
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         protocol: "MAIN" | "BASIC" | "NOTIFY";
                         /**
                          * @description Decimal string in whole asset units; never a number.
@@ -2949,9 +2949,9 @@ export interface paths {
                             beneficiaryVASPdid: string | null;
                             beneficiaryVASPid: string | null;
                             destination: string;
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             protocol: "MAIN" | "BASIC" | "NOTIFY";
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             transactionAmount: string;
                             transactionAsset: string;
@@ -3084,7 +3084,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {unknown} */
+                            /** @enum {string} */
                             status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
                             /**
                              * Format: uuid
@@ -3235,7 +3235,7 @@ export interface paths {
                                 nextAttemptAt: string | null;
                                 /**
                                  * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
-                                 * @enum {unknown}
+                                 * @enum {string}
                                  */
                                 status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                                 transactionRef: string | null;
@@ -3340,7 +3340,7 @@ export interface paths {
                             nextAttemptAt: string | null;
                             /**
                              * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
-                             * @enum {unknown}
+                             * @enum {string}
                              */
                             status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
                             transactionRef: string | null;

@@ -42,6 +42,21 @@ eachBackend('operations endpoints', (hub, backend) => {
         }
       }
     }
+    // An enum of strings says so (client generators make string enums of it), while the request
+    // schema itself leaves the type out: a number for `protocol` is one problem, not two.
+    const initiate = res.body.paths['/v1/transactions/initiate'].post;
+    const protocol = initiate.requestBody.content['application/json'].schema.properties.protocol;
+    assert.deepEqual(protocol, { type: 'string', enum: ['MAIN', 'BASIC', 'NOTIFY'] });
+    const org = await hub().createOrg();
+    const wrong = await hub().request('POST', '/v1/transactions/initiate', {
+      key: org.apiKey,
+      body: { protocol: 7 },
+    });
+    assert.equal(wrong.status, 400);
+    assert.deepEqual(
+      wrong.body.errors.filter((e: { path: string }) => e.path === '/protocol'),
+      [{ path: '/protocol', message: 'must be one of MAIN, BASIC, NOTIFY' }],
+    );
     const docs = await hub().request('GET', '/docs/');
     assert.equal(docs.status, 200);
     assert.match(docs.text, /<html/i);
