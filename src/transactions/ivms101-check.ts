@@ -65,7 +65,7 @@ function has(obj: Record<string, unknown>, key: string): boolean {
 interface CompiledShape {
   /** Canonical names and aliases. */
   known: ReadonlySet<string>;
-  fields: { name: string; token: string; field: Field; aliasToken: string | undefined }[];
+  fields: { name: string; token: string; field: Field; alias: { name: string; token: string } | undefined }[];
 }
 
 const compiled = new WeakMap<Shape, CompiledShape>();
@@ -80,7 +80,10 @@ function compile(shape: Shape): CompiledShape {
         name,
         token: escapePointerToken(name),
         field,
-        aliasToken: field.alias === undefined ? undefined : escapePointerToken(field.alias),
+        alias:
+          field.alias === undefined
+            ? undefined
+            : { name: field.alias, token: escapePointerToken(field.alias) },
       })),
     };
     compiled.set(shape, c);
@@ -110,20 +113,20 @@ export function checkObject(
   }
   /** Canonical names given under their alias only. */
   let viaAlias: Map<string, string> | undefined;
-  for (const { name, token, field, aliasToken } of fields) {
+  for (const { name, token, field, alias: spelling } of fields) {
     const canonical = has(value, name);
-    const alias = field.alias !== undefined && has(value, field.alias) ? field.alias : undefined;
+    const alias = spelling !== undefined && has(value, spelling.name) ? spelling : undefined;
     if (canonical && alias !== undefined) {
-      out.push({ path: at(path, aliasToken!), message: `must not be given together with ${name}` });
+      out.push({ path: at(path, alias.token), message: `must not be given together with ${name}` });
     }
     if (canonical) field.check(value[name], path, token, out);
-    if (alias !== undefined) field.check(value[alias], path, aliasToken!, out);
+    if (alias !== undefined) field.check(value[alias.name], path, alias.token, out);
     if (!canonical && alias === undefined && field.required) {
       out.push({ path: at(path, token), message: 'is required' });
     }
     if (!canonical && alias !== undefined) {
       viaAlias ??= new Map();
-      viaAlias.set(name, alias);
+      viaAlias.set(name, alias.name);
     }
   }
   options.after?.(new CheckedFields(value, path, viaAlias), out);
