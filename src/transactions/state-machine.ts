@@ -52,7 +52,7 @@ export type TransitionResult = { ok: true; to: State } | { ok: false; from: Stat
 
 export function transition(from: State, event: TxEvent, protocol: Protocol): TransitionResult {
   const rule = TABLE[from][event];
-  if (!rule || !rule.protocols.includes(protocol)) {
+  if (!rule?.protocols.includes(protocol)) {
     return { ok: false, from, reason: describe(from, event, protocol) };
   }
   return { ok: true, to: rule.to === 'same' ? from : rule.to };
