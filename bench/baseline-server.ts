@@ -14,6 +14,7 @@ import Fastify from 'fastify';
 import type { Database } from '../src/db/database.js';
 import { openPglite } from '../src/db/pglite.js';
 import { openPostgres } from '../src/db/postgres.js';
+import { addDocumentedAs } from '../src/http/documented-as.js';
 import { InitiateRequest } from '../src/transactions/schemas.js';
 
 const mode = process.argv[2] === 'insert' ? 'insert' : 'validate';
@@ -28,7 +29,10 @@ if (mode === 'insert') {
 const app = Fastify({
   logger: false,
   bodyLimit: 256 * 1024,
-  ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+  ajv: {
+    customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true },
+    onCreate: addDocumentedAs,
+  },
 }).withTypeProvider<TypeBoxTypeProvider>();
 
 app.post('/v1/transactions/initiate', { schema: { body: InitiateRequest } }, async (request) => {

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -14,23 +13,26 @@ import { type Config, ConfigError } from './config.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
+import { webhooksDocument } from './deliveries/webhook-docs.js';
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
 import { registerAuth } from './http/auth.js';
 import { UUID } from './http/cursor.js';
+import { addDocumentedAs } from './http/documented-as.js';
 import { serializeError } from './http/error-log.js';
 import { AppError } from './http/errors.js';
 import { registerJsonBody } from './http/json-body.js';
 import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
+import { registerOpenApi } from './http/openapi.js';
 import { answerClientError, answerFrameworkError, registerProblemHandlers } from './http/problem.js';
 import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem, problems } from './http/types.js';
+import { PiiSchema } from './ivms101/schema.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/amount.js';
-import { PiiSchema } from './transactions/ivms101-schema.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { TransactionService } from './transactions/service.js';
 import { VERSION } from './version.js';
@@ -85,7 +87,10 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true },
       // Ajv's `uuid` also takes a `urn:uuid:` prefix, which a uuid column refuses (it was a 500).
-      onCreate: (ajv) => ajv.addFormat('uuid', UUID),
+      onCreate: (ajv) => {
+        ajv.addFormat('uuid', UUID);
+        addDocumentedAs(ajv);
+      },
     },
     schemaController: { compilersFactory: lazyCompilers() },
     // Answered by the onRequest hook below instead, as problem+json.
@@ -119,48 +124,46 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   });
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
-  const transactions = new TransactionService(db, secrets.masterKey, directory.lookups);
   const assets = assetTable(config.assetTableFile);
   const registry = createRegistry();
   const deliveries = createDeliveries({
     config,
     db,
     directory,
-    hooks: hooks ?? transactions,
+    // What deliveries do to transactions: the transaction service below, unless a test says otherwise.
+    hooks: hooks ?? {
+      readPii: (ref) => transactions.readPii(ref),
+      deliveryOutcomes: (tx, delivered) => transactions.deliveryOutcomes(tx, delivered),
+    },
     registry,
     log: app.log,
     joinUrl: () => config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
   });
-  transactions.attachWorker(deliveries.worker);
+  const transactions = new TransactionService(db, secrets.masterKey, deliveries.outbox, directory.lookups);
   app.addHook('onClose', () => deliveries.close());
   const unwatchDirectory = await directory.watch();
   app.addHook('onClose', () => unwatchDirectory());
 
   registerProblemHandlers(app);
   app.addSchema(Problem);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Travel Rule Hub API',
-        version: VERSION,
-        description:
-          'Travel rule (FATF Recommendation 16) messaging between VASPs: directory, MAIN / BASIC / NOTIFY ' +
-          'transactions, and signed webhooks. Errors are RFC 9457 problem+json.',
-      },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
-      security: [{ apiKey: [] }],
-      tags: [
-        { name: 'directory', description: 'Organizations (VASPs) in the network' },
-        { name: 'transactions', description: 'Initiate, confirm, decline, share the hash, read' },
-        { name: 'webhooks', description: 'Deliveries owed to the caller, redelivery, a signed test event' },
-        { name: 'operator', description: 'Operator API (operator key only)' },
-        { name: 'operations', description: 'Health, readiness and metrics' },
-      ],
+  const webhookDocs = webhooksDocument();
+  await registerOpenApi(app, {
+    info: {
+      title: 'Travel Rule Hub API',
+      version: VERSION,
+      description:
+        'Travel rule (FATF Recommendation 16) messaging between VASPs: directory, MAIN / BASIC / NOTIFY ' +
+        'transactions, and signed webhooks. Errors are RFC 9457 problem+json.',
     },
-    refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
-    transformObject: (doc) =>
-      typedEnums(documentPii('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject)) as never,
+    tags: [
+      { name: 'directory', description: 'Organizations (VASPs) in the network' },
+      { name: 'transactions', description: 'Initiate, confirm, decline, share the hash, read' },
+      { name: 'webhooks', description: 'Deliveries owed to the caller, redelivery, a signed test event' },
+      { name: 'operator', description: 'Operator API (operator key only)' },
+      { name: 'operations', description: 'Health, readiness and metrics' },
+    ],
+    webhooks: webhookDocs.webhooks,
+    schemas: { Pii: PiiSchema, ...webhookDocs.schemas },
   });
   if (config.rateLimit > 0) {
     await app.register(rateLimit, {
@@ -211,9 +214,6 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       return { status: 'ready' as const };
     },
   );
-  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () =>
-    app.swagger(),
-  );
 
   directoryRoutes(app, directory);
   adminDirectoryRoutes(app, directory);
@@ -231,36 +231,6 @@ function listenUrl(app: HubApp): string | undefined {
   const a = app.server.address();
   if (!a || typeof a === 'string') return undefined;
   return `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
-}
-
-/**
- * The initiate route validates `pii` in code (IVMS101 needs more than a JSON schema can say),
- * so its schema has `pii: object`; the OpenAPI document shows the full IVMS101 shape instead.
- */
-function documentPii<T>(doc: T): T {
-  const body = (doc as any).paths?.['/v1/transactions/initiate']?.post?.requestBody?.content?.[
-    'application/json'
-  ];
-  if (body?.schema?.properties?.pii) body.schema.properties.pii = PiiSchema;
-  return doc;
-}
-
-/**
- * A copy of the document in which every enum of strings also says `type: string`, as client
- * generators expect of a string enum. The route schemas leave the type out, so that a value of
- * another type gets the one "must be one of …" problem rather than a second "must be string";
- * they are not touched here.
- */
-function typedEnums(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(typedEnums);
-  if (node === null || typeof node !== 'object') return node;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) copy[key] = typedEnums(value);
-  const values = copy.enum;
-  if (copy.type === undefined && Array.isArray(values) && values.every((v) => typeof v === 'string')) {
-    copy.type = 'string';
-  }
-  return copy;
 }
 
 /** The asset table: HUB_ASSET_TABLE's file (which replaces the built-in one) or assets.json. */

@@ -10,8 +10,9 @@ export {
   HubProblem,
   type Problem,
   unwrap,
+  type WebhookBody,
 } from './client/index.js';
-export type { components, paths } from './client/schema.js';
+export type { components, paths, webhooks } from './client/schema.js';
 export { createReceiver, type ReceivedEvent, type ReceiverOptions } from './participant/receiver.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,

@@ -18,6 +18,7 @@ import type { Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
 import { openPostgres } from '../src/db/postgres.js';
+import type { OutboxMessage } from '../src/deliveries/events.js';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -203,6 +204,17 @@ export class TestHub {
       apiKey: res.body.apiKey,
       webhookSecret: res.body.webhookSecret,
     };
+  }
+
+  /**
+   * Stands in for the beneficiary's 2xx to `received`: what the worker does when it records that
+   * delivery (the delivery suites cover the real path).
+   */
+  acknowledgeReceived(ref: string): Promise<void> {
+    const received = { channel: 'webhook', event: 'received', organizationId: '', transactionRef: ref };
+    return this.db.transaction((tx) =>
+      this.hub.transactions.deliveryOutcomes(tx, [{ ...received, payload: {} } as OutboxMessage]),
+    );
   }
 
   allLogs(): string {

@@ -4,9 +4,13 @@
  * answer is thrown as a HubProblem carrying the RFC 9457 body.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema.js';
+import type { components, operations, paths, webhooks } from './schema.js';
 
-export type { components, paths } from './schema.js';
+export type { components, paths, webhooks } from './schema.js';
+
+/** The body of a webhook the hub sends, by event: `WebhookBody<'received'>`. */
+export type WebhookBody<E extends keyof webhooks> =
+  operations[`webhook-${E}`]['requestBody']['content']['application/json'];
 export type Problem = components['schemas']['Problem'];
 export type HubClient = Client<paths>;
 

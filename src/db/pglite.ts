@@ -34,7 +34,7 @@ export async function openPglite(
   let release = () => {};
   if (dataDir !== undefined) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    release = acquireDirLock(dataDir);
+    release = await acquireDirLock(dataDir);
   }
   let pg: PGlite;
   try {

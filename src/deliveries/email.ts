@@ -8,8 +8,9 @@
  * recognisable as the same message.
  */
 import type { Transporter } from 'nodemailer';
-import { escapeControls } from '../text.js';
-import type { SendResult } from './sender.js';
+import { escapeControls } from '../text/controls.js';
+import type { EmailMessage, EmailPayload } from './events.js';
+import type { SendResult } from './types.js';
 
 export interface NotifyEmail {
   subject: string;
@@ -25,7 +26,7 @@ const str = (v: unknown): string =>
   typeof v === 'string' || typeof v === 'number' ? escapeControls(String(v)) : 'unknown';
 
 /** Subject and text of the announcement; pure, so tests can check it holds no personal data. */
-export function composeNotifyEmail(payload: Record<string, unknown>, joinUrl: string): NotifyEmail {
+export function composeNotifyEmail(payload: EmailPayload<'notify'>, joinUrl: string): NotifyEmail {
   const ref = str(payload.transactionRef);
   const asset = str(payload.transactionAsset);
   const amount = str(payload.transactionAmount);
@@ -61,6 +62,14 @@ export function composeNotifyEmail(payload: Record<string, unknown>, joinUrl: st
     subject: `Travel rule notice: incoming ${amount} ${asset} transfer (reference ${ref})`,
     text: `${lines.join('\n')}\n`,
   };
+}
+
+/** Subject and text of an outbox e-mail, by its event. */
+export function composeEmail(message: EmailMessage, joinUrl: string): NotifyEmail {
+  switch (message.event) {
+    case 'notify':
+      return composeNotifyEmail(message.payload, joinUrl);
+  }
 }
 
 /**
@@ -99,9 +108,10 @@ export class NotifyMailer {
     return this.transporter;
   }
 
-  async send(to: string, messageId: string, payload: Record<string, unknown>): Promise<SendResult> {
+  async send(message: EmailMessage, messageId: string): Promise<SendResult> {
     const started = performance.now();
-    const { subject, text } = composeNotifyEmail(payload, this.opts.joinUrl());
+    const { subject, text } = composeEmail(message, this.opts.joinUrl());
+    const to = message.emailTo;
     const session = new AbortController();
     const deadlineMs = this.opts.deadlineMs ?? SEND_DEADLINE_MS;
     const deadline = setTimeout(() => session.abort(), deadlineMs);

@@ -3,18 +3,16 @@
  * meet only here: personal data to attach at send time, and the state change a delivery causes.
  */
 import type { Queryable } from '../db/database.js';
+import type { OutboxMessage } from './events.js';
 
 export interface DeliveryHooks {
   /** The transaction's `pii` exactly as submitted (decrypted from the sealed copy). */
   readPii(transactionRef: string): Promise<{ originator: unknown; beneficiary: unknown }>;
   /**
-   * Called inside the database transaction that marks deliveries DELIVERED (a batch of them), so
+   * Called inside the database transaction that marks messages DELIVERED (a batch of them), so
    * the state changes they cause (SPEC §7: `received` or the NOTIFY e-mail → RECEIVER_NOTIFIED)
    * commit with them. Must be idempotent: a delivery repeated after a crash finds the
    * transaction already moved.
    */
-  deliveryOutcomes(
-    tx: Queryable,
-    ds: { event: string; channel: 'webhook' | 'email'; transactionRef: string | null }[],
-  ): Promise<void>;
+  deliveryOutcomes(tx: Queryable, delivered: readonly OutboxMessage[]): Promise<void>;
 }

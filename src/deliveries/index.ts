@@ -10,11 +10,13 @@ import type { HubApp } from '../http/types.js';
 import { NotifyMailer } from './email.js';
 import type { DeliveryHooks } from './hooks.js';
 import { registerDeliveryMetrics } from './metrics.js';
+import { Outbox } from './outbox.js';
 import { type RecipientSource, WebhookPreparer } from './prepare.js';
 import { adminDeliveryRoutes, deliveryRoutes } from './routes.js';
 import { WebhookSender } from './sender.js';
 import { DeliveryService } from './service.js';
-import { DeliveryWorker, type WorkerLog, type WorkerOptions } from './worker.js';
+import type { WorkerLog } from './types.js';
+import { DeliveryWorker, type WorkerOptions } from './worker.js';
 
 export type { DeliveryHooks } from './hooks.js';
 
@@ -37,6 +39,8 @@ export interface DeliveriesOptions {
 }
 
 export interface Deliveries {
+  /** The outbox's writer for statements of other domains, with this process's worker attached. */
+  outbox: Outbox;
   worker: DeliveryWorker;
   service: DeliveryService;
   registerRoutes(app: HubApp): void;
@@ -61,9 +65,12 @@ export function createDeliveries(o: DeliveriesOptions): Deliveries {
     retrySchedule: o.config.retrySchedule,
     ...o.worker,
   });
+  const outbox = new Outbox();
+  outbox.attach(worker);
   const service = new DeliveryService(o.db, preparer, sender, mailer !== undefined);
   let closing: Promise<void> | undefined;
   return {
+    outbox,
     worker,
     service,
     registerRoutes(app) {

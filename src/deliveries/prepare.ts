@@ -9,6 +9,7 @@
  */
 
 import { encryptForParticipant } from '../crypto/jwe.js';
+import { bodyFieldOrder, WEBHOOK_EVENTS, type WebhookEvent, type WebhookMessage } from './events.js';
 import type { DeliveryHooks } from './hooks.js';
 import { checkWebhookTarget } from './ssrf.js';
 
@@ -34,36 +35,11 @@ export type PreparedWebhook =
   | { ok: true; url: string; body: string; secrets: string[] }
   | { ok: false; error: string };
 
-/** Field order of each event's payload as the interface document lists it (jsonb forgets order). */
-const FIELD_ORDER: Record<string, string[]> = {
-  received: [
-    'transactionRef',
-    'protocol',
-    'status',
-    'originatorVASPdid',
-    'beneficiaryVASPdid',
-    'transactionAsset',
-    'transactionAmount',
-    'transactionAssetDecimals',
-    'ivms101_data',
-  ],
-  'confirmed-data': [
-    'transactionRef',
-    'protocol',
-    'status',
-    'originatorVASPdid',
-    'beneficiaryVASPdid',
-    'ivms101Data',
-  ],
-  declined: ['transactionRef', 'status', 'reason', 'beneficiaryVASPdid'],
-  'tx-hash': ['transactionRef', 'txHash'],
-  ping: ['type', 'organizationId', 'sentAt'],
-};
-
-function ordered(event: string, payload: Record<string, unknown>): Record<string, unknown> {
+/** The body in the catalogue's field order (jsonb forgets the order a payload was written in). */
+function ordered(event: WebhookEvent, body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of FIELD_ORDER[event] ?? []) if (k in payload) out[k] = payload[k];
-  for (const [k, v] of Object.entries(payload)) if (!(k in out)) out[k] = v;
+  for (const k of bodyFieldOrder(event)) if (k in body) out[k] = body[k];
+  for (const [k, v] of Object.entries(body)) if (!(k in out)) out[k] = v;
   return out;
 }
 
@@ -79,39 +55,38 @@ export class WebhookPreparer {
     private readonly allowPrivate: boolean,
   ) {}
 
-  async prepare(
-    m: {
-      organizationId: string;
-      event: string;
-      transactionRef: string | null;
-      payload: Record<string, unknown>;
-    },
-    memo?: RecipientMemo,
-  ): Promise<PreparedWebhook> {
+  async prepare(m: WebhookMessage, memo?: RecipientMemo): Promise<PreparedWebhook> {
     const recipient = await this.recipient(m.organizationId, memo);
     if (!recipient) return { ok: false, error: 'organization no longer exists' };
     if (!recipient.travelEndpoint) return { ok: false, error: 'organization has no travelEndpoint' };
     const url = notifyUrl(recipient.travelEndpoint, m.event);
     const target = await checkWebhookTarget(url, { allowPrivate: this.allowPrivate });
     if (!target.ok) return { ok: false, error: `target refused: ${target.reason}` };
-
-    let payload = m.payload;
-    if (m.event === 'received' && payload.protocol === 'BASIC') {
-      if (!recipient.publicKey) return { ok: false, error: 'organization has no publicKey for BASIC data' };
-      const pii = await this.hooks.readPii(requireRef(m.transactionRef));
-      const data = (payload.ivms101_data ?? {}) as Record<string, unknown>;
-      payload = {
-        ...payload,
-        ivms101_data: { ...data, encryptedPii: await encryptForParticipant(recipient.publicKey, pii) },
-      };
-    } else if (m.event === 'confirmed-data') {
-      const pii = await this.hooks.readPii(requireRef(m.transactionRef));
-      payload = { ...payload, ivms101Data: pii };
-    }
-
+    const body = await this.withAdditions(m, recipient);
+    if (!body.ok) return body;
     const secrets = recipient.secrets;
     if (secrets.length === 0) return { ok: false, error: 'organization has no active webhook secret' };
-    return { ok: true, url, body: JSON.stringify(ordered(m.event, payload)), secrets };
+    return { ok: true, url, body: JSON.stringify(ordered(m.event, body.value)), secrets };
+  }
+
+  /** The payload with what its event adds at send time (events.ts `adds`). */
+  private async withAdditions(
+    m: WebhookMessage,
+    recipient: Recipient,
+  ): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; error: string }> {
+    let body: Record<string, unknown> = m.payload;
+    for (const addition of WEBHOOK_EVENTS[m.event].adds) {
+      if (addition === 'encryptedPii' && m.event === 'received' && m.payload.protocol === 'BASIC') {
+        if (!recipient.publicKey) return { ok: false, error: 'organization has no publicKey for BASIC data' };
+        const pii = await this.hooks.readPii(requireRef(m.transactionRef));
+        const data = m.payload.ivms101_data;
+        const encryptedPii = await encryptForParticipant(recipient.publicKey, pii);
+        body = { ...body, ivms101_data: { ...data, encryptedPii } };
+      } else if (addition === 'ivms101Data') {
+        body = { ...body, ivms101Data: await this.hooks.readPii(requireRef(m.transactionRef)) };
+      }
+    }
+    return { ok: true, value: body };
   }
 
   /** The recipient's current endpoint, key and secrets; shared through `memo` within one claim. */

@@ -22,12 +22,11 @@ import type { Database, Queryable } from '../db/database.js';
 import type { DeliveryHooks } from './hooks.js';
 import type { AttemptOutcome, DeliveryMetrics } from './metrics.js';
 import { nextAttemptDelay, retryAfterClamp } from './retry.js';
-import type { SendResult } from './sender.js';
 import * as store from './store.js';
-import type { WorkerLog } from './worker.js';
+import type { LeasedMessage, SendResult, WorkerLog } from './types.js';
 
 interface Pending {
-  d: store.ClaimedDelivery;
+  d: LeasedMessage;
   result: SendResult;
   /**
    * The hub's failure, not the receiver's: delivered but its consequences could not be committed,
@@ -70,7 +69,7 @@ export class ResultRecorder {
   }
 
   /** Resolves once the result is committed (or rejects when the database cannot be written). */
-  record(d: store.ClaimedDelivery, result: SendResult, hubSide = false): Promise<void> {
+  record(d: LeasedMessage, result: SendResult, hubSide = false): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({
         d,
@@ -158,7 +157,7 @@ export class ResultRecorder {
     );
     await this.o.hooks.deliveryOutcomes(
       tx,
-      held.map((d) => ({ event: d.event, channel: d.channel, transactionRef: d.transactionRef })),
+      held.map((d) => d.message),
     );
     return held.map((d) => [d.id, 'delivered']);
   }
@@ -180,12 +179,13 @@ export class ResultRecorder {
   }
 
   private report({ d, result }: Pending, outcome: AttemptOutcome): void {
-    this.o.metrics.attempt({ event: d.event, channel: d.channel, outcome }, result.latencyMs / 1000);
+    const { event, channel } = d.message;
+    this.o.metrics.attempt({ event, channel, outcome }, result.latencyMs / 1000);
     if (outcome === 'delivered') return;
     const fields = {
       deliveryId: d.id,
       messageId: d.messageId,
-      event: d.event,
+      event,
       attempts: d.attempts + 1,
       error: result.error,
     };

@@ -18,15 +18,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent, Dispatcher } from 'undici';
 import { webhookHeaders } from './signing.js';
 import { guardedLookup } from './ssrf.js';
-
-export interface SendResult {
-  ok: boolean;
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-  /** The receiver's Retry-After header, if it sent one. */
-  retryAfter?: string;
-}
+import type { SendResult } from './types.js';
 
 export const SEND_TIMEOUT_MS = 10_000;
 /** Response bytes read at most; a longer answer is cut off (its status still counts). */

@@ -8,6 +8,7 @@ import { type Actor, recordAudit } from '../audit/store.js';
 import type { Database } from '../db/database.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
+import { webhook } from './events.js';
 import type { WebhookPreparer } from './prepare.js';
 import type { Delivery, DeliveryQuery, Email, EmailQuery, TestEventResult } from './schemas.js';
 import type { WebhookSender } from './sender.js';
@@ -101,14 +102,9 @@ export class DeliveryService {
   /** Sends a signed `ping` to the caller's endpoint now, through the worker's own path. */
   async testEvent(orgId: string): Promise<TestEventResult> {
     const messageId = newMessageId();
-    const payload = { type: 'ping', organizationId: orgId, sentAt: new Date().toISOString() };
+    const payload = { type: 'ping' as const, organizationId: orgId, sentAt: new Date().toISOString() };
     const started = performance.now();
-    const prepared = await this.preparer.prepare({
-      organizationId: orgId,
-      event: 'ping',
-      transactionRef: null,
-      payload,
-    });
+    const prepared = await this.preparer.prepare(webhook('ping', orgId, null, payload));
     if (!prepared.ok) {
       return {
         delivered: false,

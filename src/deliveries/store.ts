@@ -11,26 +11,12 @@
  */
 import type { Queryable } from '../db/database.js';
 import { toIso } from '../db/database.js';
+import type { OutboxMessage } from './events.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
+import type { LeasedMessage } from './types.js';
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'HELD';
-export type Channel = 'webhook' | 'email';
-
-/** A row a worker holds a lease on. */
-export interface ClaimedDelivery {
-  id: string;
-  messageId: string;
-  channel: Channel;
-  event: string;
-  organizationId: string | null;
-  emailTo: string | null;
-  transactionRef: string | null;
-  payload: Record<string, unknown>;
-  /** Attempts made before this one. */
-  attempts: number;
-  /** The lease token: the row's `next_attempt_at` as set by the claim. */
-  lease: Date;
-}
+export type Channel = OutboxMessage['channel'];
 
 export interface AttemptRecord {
   at: string;
@@ -83,7 +69,7 @@ const sameStream = (a: string, b: string) =>
 export async function claimDue(
   q: Queryable,
   opts: { limit: number; leaseMs: number; includeEmail: boolean },
-): Promise<ClaimedDelivery[]> {
+): Promise<LeasedMessage[]> {
   const rows = await q.query(
     `UPDATE deliveries SET next_attempt_at =
          date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $2::double precision / 1000)
@@ -104,15 +90,26 @@ export async function claimDue(
   return rows.map((r) => ({
     id: r.id as string,
     messageId: r.message_id as string,
-    channel: r.channel as Channel,
-    event: r.event as string,
-    organizationId: (r.organization_id as string | null) ?? null,
-    emailTo: (r.email_to as string | null) ?? null,
-    transactionRef: (r.transaction_ref as string | null) ?? null,
-    payload: r.payload as Record<string, unknown>,
+    message: messageOf(r),
     attempts: r.attempts as number,
     lease: new Date(toIso(r.next_attempt_at)),
   }));
+}
+
+/** The message an outbox row holds; the hub wrote it from an OutboxMessage (outbox.ts). */
+function messageOf(r: Record<string, unknown>): OutboxMessage {
+  const transactionRef = (r.transaction_ref as string | null) ?? null;
+  return (
+    r.channel === 'email'
+      ? { channel: 'email', event: r.event, emailTo: r.email_to, transactionRef, payload: r.payload }
+      : {
+          channel: 'webhook',
+          event: r.event,
+          organizationId: r.organization_id,
+          transactionRef,
+          payload: r.payload,
+        }
+  ) as OutboxMessage;
 }
 
 /** Removes the outbox's dead row versions and refreshes its statistics (see DeliveryWorker.maintain). */
@@ -147,8 +144,8 @@ export interface AttemptResult {
  */
 export async function markDeliveredMany(
   q: Queryable,
-  items: { d: ClaimedDelivery; attempt: AttemptResult }[],
-): Promise<ClaimedDelivery[]> {
+  items: { d: LeasedMessage; attempt: AttemptResult }[],
+): Promise<LeasedMessage[]> {
   if (items.length === 0) return [];
   const rows = await q.query<{ id: string }>(
     `WITH h AS (
@@ -180,7 +177,7 @@ export async function markDeliveredMany(
  */
 export async function markFailedMany(
   q: Queryable,
-  items: { d: ClaimedDelivery; attempt: AttemptResult & { error: string }; retryInMs: number | null }[],
+  items: { d: LeasedMessage; attempt: AttemptResult & { error: string }; retryInMs: number | null }[],
 ): Promise<Map<string, DeliveryStatus>> {
   if (items.length === 0) return new Map();
   const rows = await q.query<{ id: string; status: DeliveryStatus }>(
@@ -219,23 +216,8 @@ async function holdSuccessors(q: Queryable, failedIds: string[]): Promise<void> 
   );
 }
 
-/** One row: see markDeliveredMany. */
-export async function markDelivered(q: Queryable, d: ClaimedDelivery, attempt: Omit<AttemptResult, 'error'>) {
-  return (await markDeliveredMany(q, [{ d, attempt: { ...attempt, error: null } }])).length === 1;
-}
-
-/** One row: see markFailedMany. */
-export async function markAttemptFailed(
-  q: Queryable,
-  d: ClaimedDelivery,
-  attempt: AttemptResult & { error: string },
-  retryInMs: number | null,
-): Promise<DeliveryStatus | null> {
-  return (await markFailedMany(q, [{ d, attempt, retryInMs }])).get(d.id) ?? null;
-}
-
 /** The rows' ids and lease tokens, as the `uuid[]` and `timestamptz[]` parameters of a statement. */
-function leaseParams(ds: ClaimedDelivery[]): [string[], string[]] {
+function leaseParams(ds: LeasedMessage[]): [string[], string[]] {
   return [ds.map((d) => d.id), ds.map((d) => d.lease.toISOString())];
 }
 
@@ -248,7 +230,7 @@ function attemptParams(items: { attempt: AttemptResult }[]): [(number | null)[],
 }
 
 /** Gives leased rows back (the worker stops before it started them): due again at once. */
-export async function releaseLeases(q: Queryable, held: ClaimedDelivery[]): Promise<void> {
+export async function releaseLeases(q: Queryable, held: LeasedMessage[]): Promise<void> {
   if (held.length === 0) return;
   await q.query(
     `UPDATE deliveries d SET next_attempt_at = clock_timestamp()

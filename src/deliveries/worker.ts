@@ -15,18 +15,16 @@
  * - stop() claims nothing more, gives back rows not yet sent, waits (bounded) for sends in flight,
  *   then ends those still unanswered and records them as failed attempts, to be retried.
  */
-import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import type { NotifyMailer } from './email.js';
 import type { DeliveryHooks } from './hooks.js';
 import type { DeliveryMetrics } from './metrics.js';
-import { OUTBOX_CHANNEL, type WrittenMessage } from './outbox.js';
+import { type LocalWorker, OUTBOX_CHANNEL } from './outbox.js';
 import type { RecipientMemo, WebhookPreparer } from './prepare.js';
 import { ResultRecorder } from './recorder.js';
-import type { SendResult, WebhookSender } from './sender.js';
+import type { WebhookSender } from './sender.js';
 import * as store from './store.js';
-
-export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
+import type { LeasedMessage, SendResult, WorkerLog } from './types.js';
 
 export interface WorkerOptions {
   db: Database;
@@ -61,7 +59,7 @@ const SLOW_CLAIM_MS = 15;
 const SLOW_CLAIM_MAINTENANCE_MS = 30_000;
 const CHURN_MAINTENANCE_MS = 10_000;
 
-export class DeliveryWorker {
+export class DeliveryWorker implements LocalWorker {
   private readonly concurrency: number;
   private readonly maxUnrecorded: number;
   private readonly batchSize: number;
@@ -165,33 +163,15 @@ export class DeliveryWorker {
     return { count, leaseMs: this.leaseMs };
   }
 
-  /** The committed webhooks of a reserve(), leased until `leaseUntil`: sent now (or released, if stopping). */
-  take(written: WrittenMessage[], leaseUntil: Date): void {
-    this.reserved = Math.max(0, this.reserved - written.length);
-    const held = written.flatMap(({ deliveryId, messageId, message: m }): store.ClaimedDelivery[] =>
-      m.channel === 'webhook'
-        ? [
-            {
-              id: deliveryId,
-              messageId,
-              channel: 'webhook',
-              event: m.event,
-              organizationId: m.organizationId,
-              emailTo: null,
-              transactionRef: m.transactionRef,
-              payload: m.payload,
-              attempts: 0,
-              lease: leaseUntil,
-            },
-          ]
-        : [],
-    );
+  /** The committed webhooks of a reserve(), leased to this worker: sent now (or released, if stopping). */
+  take(messages: LeasedMessage[]): void {
+    this.reserved = Math.max(0, this.reserved - messages.length);
     if (this.stopping || !this.running) {
-      void this.release(held);
+      void this.release(messages);
       return;
     }
     const batch: RecipientMemo = new Map();
-    for (const d of held) this.launch(d, batch);
+    for (const d of messages) this.launch(d, batch);
   }
 
   /** Room reserved but not used (the write failed). */
@@ -254,7 +234,7 @@ export class DeliveryWorker {
       // With a backlog, claim whole batches: a claim per finished send would cost a query each.
       const waitForRoom = room === 0 || (backlog && room < this.batchSize && this.sending > 0);
       if (!waitForRoom) {
-        let claimed: store.ClaimedDelivery[];
+        let claimed: LeasedMessage[];
         try {
           const started = performance.now();
           claimed = await store.claimDue(this.o.db, {
@@ -341,7 +321,7 @@ export class DeliveryWorker {
   }
 
   /** `batch` is shared by the rows of one claim: what they read about a recipient is read once. */
-  private launch(d: store.ClaimedDelivery, batch: RecipientMemo): void {
+  private launch(d: LeasedMessage, batch: RecipientMemo): void {
     this.sending++;
     // A set of jobs, not a map by row: a row claimed again while its first send still runs (its
     // lease ran out) is two jobs, and stop() waits for both.
@@ -357,14 +337,14 @@ export class DeliveryWorker {
     this.inFlight.add(job);
   }
 
-  private async release(held: store.ClaimedDelivery[]): Promise<void> {
+  private async release(held: LeasedMessage[]): Promise<void> {
     if (held.length === 0) return;
     await store.releaseLeases(this.o.db, held).catch((err) => {
       this.o.log.warn({ err }, 'delivery worker: could not release leases; they will run out');
     });
   }
 
-  private async process(d: store.ClaimedDelivery, batch: RecipientMemo): Promise<void> {
+  private async process(d: LeasedMessage, batch: RecipientMemo): Promise<void> {
     let result: Awaited<ReturnType<DeliveryWorker['attempt']>>;
     try {
       result = await this.attempt(d, batch);
@@ -381,23 +361,16 @@ export class DeliveryWorker {
   }
 
   /** prepare + send; 'released' when the worker began stopping before anything was sent. */
-  private async attempt(d: store.ClaimedDelivery, batch: RecipientMemo): Promise<SendResult | 'released'> {
+  private async attempt(d: LeasedMessage, batch: RecipientMemo): Promise<SendResult | 'released'> {
     const started = performance.now();
-    if (d.channel === 'email') {
-      if (this.stopping || !this.o.mailer || d.emailTo === null) return this.releaseOne(d);
-      return this.o.mailer.send(d.emailTo, d.messageId, d.payload);
+    const m = d.message;
+    if (m.channel === 'email') {
+      if (this.stopping || !this.o.mailer) return this.releaseOne(d);
+      return this.o.mailer.send(m, d.messageId);
     }
     let prepared: Awaited<ReturnType<WebhookPreparer['prepare']>>;
     try {
-      prepared = await this.o.preparer.prepare(
-        {
-          organizationId: d.organizationId!,
-          event: d.event,
-          transactionRef: d.transactionRef,
-          payload: d.payload,
-        },
-        batch,
-      );
+      prepared = await this.o.preparer.prepare(m, batch);
     } catch (err) {
       this.o.log.error({ err, deliveryId: d.id }, 'delivery worker: could not prepare a message');
       prepared = { ok: false, error: 'internal error while preparing the message' };
@@ -409,7 +382,7 @@ export class DeliveryWorker {
     return this.o.sender.send(prepared.url, prepared.body, d.messageId, prepared.secrets);
   }
 
-  private async releaseOne(d: store.ClaimedDelivery): Promise<'released'> {
+  private async releaseOne(d: LeasedMessage): Promise<'released'> {
     await this.release([d]);
     return 'released';
   }

@@ -12,7 +12,7 @@ import { type Database, isUniqueViolation, type Queryable } from '../db/database
 import { generateWebhookSecret } from '../deliveries/signing.js';
 import { validateEndpointUrl } from '../deliveries/ssrf.js';
 import { AppError, type FieldProblem, notFound, validationFailed } from '../http/errors.js';
-import { isDid } from '../transactions/amount.js';
+import { isDid } from '../text/formats.js';
 import { generateApiKey } from './api-keys.js';
 import { DirectoryCache } from './cache.js';
 import type { CreateOrganization, Organization, UpdateOrganization } from './schemas.js';

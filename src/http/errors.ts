@@ -5,6 +5,10 @@
  * `cause` is internal and only logged. docs/errors.md documents every code; a test keeps the
  * two in step.
  */
+import type { FieldProblem } from '../text/json-pointer.js';
+
+export type { FieldProblem };
+
 export const ERRORS = {
   VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
   UNAUTHENTICATED: { status: 401, title: 'Missing, unknown or revoked API key' },
@@ -24,12 +28,6 @@ export const ERRORS = {
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
-
-export interface FieldProblem {
-  /** JSON pointer into the request body (RFC 6901), e.g. `/pii/originator`. */
-  path: string;
-  message: string;
-}
 
 export class AppError extends Error {
   override name = 'AppError';

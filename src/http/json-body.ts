@@ -7,8 +7,8 @@
  * requests pay one substring search.
  */
 import type { FastifyInstance } from 'fastify';
+import { escapePointerToken } from '../text/json-pointer.js';
 import { validationFailed } from './errors.js';
-import { escapePointer } from './problem.js';
 
 export function registerJsonBody(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -63,7 +63,7 @@ function findPath(
 ): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, child] of Object.entries(value)) {
-    const here = `${at}/${escapePointer(key)}`;
+    const here = `${at}/${escapePointerToken(key)}`;
     if (hit(key, child, at)) return here;
     const found = findPath(child, hit, here);
     if (found !== undefined) return found;

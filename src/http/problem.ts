@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { escapePointerToken } from '../text/json-pointer.js';
 import { AppError, ERRORS, type ErrorCode, type FieldProblem } from './errors.js';
 
 export const PROBLEM_BASE = 'https://travel-rule-hub.dev/errors/';
@@ -185,10 +186,13 @@ function fieldProblem(v: AjvError, context: string): FieldProblem {
   const base = `${prefix}${v.instancePath}`;
   switch (v.keyword) {
     case 'required':
-      return { path: `${base}/${escapePointer(String(v.params.missingProperty))}`, message: 'is required' };
+      return {
+        path: `${base}/${escapePointerToken(String(v.params.missingProperty))}`,
+        message: 'is required',
+      };
     case 'additionalProperties':
       return {
-        path: `${base}/${escapePointer(String(v.params.additionalProperty))}`,
+        path: `${base}/${escapePointerToken(String(v.params.additionalProperty))}`,
         message: 'unknown field',
       };
     case 'enum':
@@ -199,8 +203,4 @@ function fieldProblem(v: AjvError, context: string): FieldProblem {
     default:
       return { path: base, message: v.message ?? 'is invalid' };
   }
-}
-
-export function escapePointer(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }

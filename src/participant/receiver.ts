@@ -8,10 +8,11 @@
  * one sitting.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { escapeControls } from '../text.js';
+import { WEBHOOK_EVENT_NAMES } from '../deliveries/events.js';
+import { escapeControls } from '../text/controls.js';
 import { decryptPii, verifyWebhook } from './webhooks.js';
 
-const EVENTS = new Set(['received', 'confirmed-data', 'declined', 'tx-hash', 'ping']);
+const EVENTS = new Set<string>(WEBHOOK_EVENT_NAMES);
 const MAX_BODY = 1024 * 1024;
 
 export interface ReceivedEvent {

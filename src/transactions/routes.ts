@@ -4,6 +4,7 @@ import { orgOf } from '../http/auth.js';
 import { validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
+import type { IdempotencyKey } from '../idempotency/index.js';
 import type { AssetTable } from './amount.js';
 import {
   ConfirmRequest,
@@ -21,13 +22,13 @@ import {
   TxHashRequest,
   TxHashResponse,
 } from './schemas.js';
-import type { Idempotency, TransactionService } from './service.js';
-import { validateInitiation } from './validation.js';
+import type { TransactionService } from './service.js';
+import { validateDecline, validateInitiation } from './validation.js';
 
 const tags = ['transactions'];
 
 export function transactionRoutes(app: HubApp, transactions: TransactionService, assets: AssetTable) {
-  const idempotency = (request: FastifyRequest): Idempotency | undefined => {
+  const idempotency = (request: FastifyRequest): IdempotencyKey | undefined => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') return undefined;
     return { key, hash: transactions.requestHash(request.routeOptions.url ?? request.url, request.body) };
@@ -75,6 +76,7 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
   app.post(
     '/v1/transactions/decline',
     {
+      attachValidation: true,
       schema: {
         tags,
         summary: 'Decline a CONFIRMED transaction (beneficiary); the originator is informed',
@@ -83,7 +85,13 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
         response: { 200: DeclineResponse, ...problems(400, 403, 404, 409, 415) },
       },
     },
-    (request) => transactions.decline(orgOf(request), request.body, idempotency(request)),
+    async (request) => {
+      const orgId = orgOf(request);
+      const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
+      const all = validateDecline(request.body, schemaProblems);
+      if (all.length > 0) throw validationFailed(all);
+      return transactions.decline(orgId, request.body, idempotency(request));
+    },
   );
 
   app.post(

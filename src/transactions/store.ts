@@ -1,9 +1,15 @@
 /** SQL of the transactions domain. Rows are mapped to domain records here and nowhere else. */
-import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
-import { OUTBOX_CHANNEL, type OutboxMessage, type WrittenMessage } from '../deliveries/outbox.js';
-import { newMessageId } from '../deliveries/signing.js';
+import type { OutboxMessage } from '../deliveries/events.js';
+import {
+  insertOutboxFrom,
+  OUTBOX_CHANNEL,
+  OUTBOX_INPUT_COLUMNS,
+  type OutboxPlan,
+} from '../deliveries/outbox.js';
+import { KEY_INPUT_COLUMNS, type KeyRecord, keyInput, recordKeysThen } from '../idempotency/store.js';
+import type { DeclineCategory } from './decline.js';
 import type { Protocol, State } from './state-machine.js';
 
 export interface TransactionRecord {
@@ -22,7 +28,7 @@ export interface TransactionRecord {
   destination: string;
   txHash: string | null;
   notificationEmail: string | null;
-  declineReason: { category: string; description: string } | null;
+  declineReason: { category: DeclineCategory; description: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -60,28 +66,26 @@ export interface Initiation {
   sealedPii: Buffer;
   message: OutboxMessage;
   /** With an Idempotency-Key: its record, written with the transaction unless the key is taken. */
-  idempotency?: { key: string; hash: Buffer; response: unknown };
+  idempotency?: KeyRecord;
 }
 
 /**
- * Writes initiations (one or many: group commit) in ONE statement: the transactions, their
- * NEW history rows and their outbox messages. A single statement is atomic on its own, and
- * one round trip however many rows it carries. With `notify` the same statement NOTIFYs the
- * workers (sent at commit), for messages that no worker in this process was handed.
- * The messages of `leased.items` are written already leased for `leased.ms`, for a worker in
- * this process to send without claiming them (see DeliveryWorker.reserve); the others are due at
- * once. The lease ends by the database's clock, as a claim's does: another worker compares it
- * with that clock, whatever this host's says. Returns it, the token the worker records under.
+ * Writes initiations (one or many: group commit) in ONE statement: the transactions, their NEW
+ * history rows, their outbox rows as `outbox` planned them and their Idempotency-Key records. A
+ * single statement is atomic on its own, and one round trip however many rows it carries. When
+ * the plan says so, the same statement NOTIFYs the workers (sent at commit). Leased outbox rows
+ * are due when their lease ends, by the database's clock (as a claim's lease is: another worker
+ * compares it with that clock, whatever this host's says); returns that time, and the
+ * initiations whose key was taken (not written).
  */
 export async function insertInitiations(
   q: Queryable,
   items: Initiation[],
-  opts: { notify: boolean; leased?: { ms: number; items: ReadonlySet<Initiation> } },
-): Promise<{ messages: WrittenMessage[]; leaseUntil: Date; skipped: ReadonlySet<Initiation> }> {
-  const { leased } = opts;
+  outbox: OutboxPlan,
+): Promise<{ leaseUntil: Date; skipped: ReadonlySet<Initiation> }> {
   let at = 0;
-  const rows = items.map((item) => {
-    const row = initiationRow(item, at, leased?.items.has(item) ?? false);
+  const rows = items.map((item, i) => {
+    const row = { ...initiationRow(item, at), ...outbox.rows[i]!, ...keyInput(item.idempotency) };
     at += item.sealedPii.length;
     return row;
   });
@@ -89,31 +93,22 @@ export async function insertInitiations(
   const [result] = await q.query<{ lease_until: unknown; skipped: string[] | null }>(INSERT_INITIATIONS, [
     JSON.stringify(rows),
     sealed,
-    opts.notify,
-    leased?.ms ?? 0,
+    outbox.notify,
+    outbox.leaseMs,
   ]);
   const skippedRefs = new Set(result!.skipped ?? []);
   return {
-    messages: rows.map((r, i) => ({
-      deliveryId: r.delivery_id,
-      messageId: r.message_id,
-      message: items[i]!.message,
-    })),
     leaseUntil: new Date(toIso(result!.lease_until)),
     skipped: new Set(items.filter((i) => skippedRefs.has(i.record.ref))),
   };
 }
 
 /**
- * One element of the statement's jsonb input. The sealed personal data is not in it: all rows'
- * blobs go as one binary parameter, which each row cuts its own out of (`pii_at`, 0-based), so
- * the database neither parses them as JSON strings nor decodes base64.
+ * One initiation's own fields of the statement's jsonb input. The sealed personal data is not in
+ * it: all rows' blobs go as one binary parameter, which each row cuts its own out of (`pii_at`,
+ * 0-based), so the database neither parses them as JSON strings nor decodes base64.
  */
-function initiationRow(
-  { record: t, sealedPii, message: m, idempotency: k }: Initiation,
-  piiAt: number,
-  leased: boolean,
-) {
+function initiationRow({ record: t, sealedPii }: Initiation, piiAt: number) {
   return {
     ref: t.ref,
     protocol: t.protocol,
@@ -131,46 +126,16 @@ function initiationRow(
     notification_email: t.notificationEmail,
     pii_at: piiAt,
     pii_len: sealedPii.length,
-    delivery_id: randomUUID(),
-    message_id: newMessageId(),
-    channel: m.channel,
-    event: m.event,
-    recipient_id: m.channel === 'webhook' ? m.organizationId : null,
-    email_to: m.channel === 'email' ? m.emailTo : null,
-    payload: m.payload,
-    leased,
-    idem_key: k?.key ?? null,
-    idem_hash: k?.hash.toString('hex') ?? null,
-    idem_response: k?.response ?? null,
   };
 }
 
-export const INSERT_INITIATIONS = `WITH input AS (
+const INSERT_INITIATIONS = `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
          ref uuid, protocol text, originator_id uuid, originator_did text, beneficiary_id uuid,
          beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
          origin_address text, destination_address text, tx_hash text, notification_email text,
-         pii_at integer, pii_len integer, delivery_id uuid, message_id text, channel text, event text,
-         recipient_id uuid, email_to text, payload jsonb, leased boolean, idem_key text, idem_hash text,
-         idem_response jsonb)
-     ), keyed AS (
-       -- One row per Idempotency-Key (a batch may hold a request and its retry)...
-       SELECT DISTINCT ON (originator_id, idem_key) ref, originator_id, idem_key, idem_hash, idem_response
-         FROM input WHERE idem_key IS NOT NULL ORDER BY originator_id, idem_key, ref
-     ), k AS (
-       -- ...and its record, unless the key is taken (a record committed meanwhile, or an expired
-       -- one). The initiations not written are skipped; their callers replay the record (or
-       -- answer 409 to another body) or, for an expired record, run alone.
-       INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response)
-       SELECT originator_id, idem_key, decode(idem_hash, 'hex'), idem_response FROM keyed
-       ON CONFLICT (organization_id, idempotency_key) DO NOTHING
-       RETURNING organization_id, idempotency_key
-     ), ok AS (
-       SELECT * FROM input
-        WHERE idem_key IS NULL
-           OR ref IN (SELECT keyed.ref FROM keyed JOIN k
-                        ON k.organization_id = keyed.originator_id AND k.idempotency_key = keyed.idem_key)
-     ), lease AS (
+         pii_at integer, pii_len integer, ${OUTBOX_INPUT_COLUMNS}, ${KEY_INPUT_COLUMNS})
+     ), ${recordKeysThen('input', 'ref', 'ok')}, lease AS (
        -- Milliseconds, as the worker's token (a Date) holds it; the same for every row.
        SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $4::float8 / 1000))
          AS until
@@ -186,10 +151,7 @@ export const INSERT_INITIATIONS = `WITH input AS (
        INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
        SELECT ref, 'NEW', originator_id, originator_did FROM ok
      ), d AS (
-       INSERT INTO deliveries (id, message_id, channel, event, organization_id, email_to, transaction_ref, payload,
-         next_attempt_at)
-       SELECT delivery_id, message_id, channel, event, recipient_id, email_to, ref, payload,
-         CASE WHEN leased THEN (SELECT until FROM lease) ELSE clock_timestamp() END FROM ok
+       ${insertOutboxFrom('ok', '(SELECT until FROM lease)')}
      )
      SELECT count(*)::int AS n, (SELECT until FROM lease) AS lease_until,
             (SELECT array_agg(ref::text) FROM input WHERE ref NOT IN (SELECT ref FROM ok)) AS skipped,
@@ -368,75 +330,4 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
     ],
   );
   return rows.map(toRecord);
-}
-
-export interface StoredResponse {
-  hash: Buffer;
-  response: unknown;
-  /** The command was refused; `response` is the problem's code, detail and errors. */
-  failed: boolean;
-}
-
-/**
- * Serializes the requests of one organization with one key until the surrounding transaction
- * ends: a retry sent while the first request still runs waits for it, then finds its record.
- */
-export async function lockIdempotencyKey(q: Queryable, organizationId: string, key: string): Promise<void> {
-  await q.query(`SELECT pg_advisory_xact_lock(hashtextextended($1::text || '/' || $2::text, 0))`, [
-    organizationId,
-    key,
-  ]);
-}
-
-export async function findIdempotent(
-  q: Queryable,
-  organizationId: string,
-  key: string,
-): Promise<StoredResponse | undefined> {
-  const rows = await q.query(
-    `SELECT request_hash, response, failed FROM idempotency_keys
-      WHERE organization_id = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
-    [organizationId, key],
-  );
-  const r = rows[0];
-  return r && { hash: toBuffer(r.request_hash), response: r.response, failed: r.failed === true };
-}
-
-/**
- * Records the first answer to a key (replacing an expired record of the same key). Returns
- * false when a live record exists: a concurrent request with the same key won the race.
- */
-export async function saveIdempotent(
-  q: Queryable,
-  organizationId: string,
-  key: string,
-  hash: Buffer,
-  response: unknown,
-  failed: boolean,
-): Promise<boolean> {
-  const rows = await q.query(
-    `INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response, failed)
-     VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (organization_id, idempotency_key) DO UPDATE
-       SET request_hash = excluded.request_hash, response = excluded.response, failed = excluded.failed,
-           created_at = now()
-       WHERE idempotency_keys.created_at <= now() - interval '24 hours'
-     RETURNING organization_id`,
-    [organizationId, key, hash, response, failed],
-  );
-  return rows.length === 1;
-}
-
-/** Deletes up to `limit` expired Idempotency-Key records; returns how many. */
-export async function purgeIdempotent(q: Queryable, limit: number): Promise<number> {
-  const rows = await q.query<{ n: number }>(
-    `WITH gone AS (
-       DELETE FROM idempotency_keys WHERE (organization_id, idempotency_key) IN (
-         SELECT organization_id, idempotency_key FROM idempotency_keys
-          WHERE created_at <= now() - interval '24 hours' LIMIT $1)
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM gone`,
-    [limit],
-  );
-  return rows[0]!.n;
 }

@@ -6,8 +6,9 @@
  * skipped, so each problem is reported once.
  */
 import type { FieldProblem } from '../http/errors.js';
-import { type AssetTable, isDid, isEmail, validateAssetAndAmount } from './amount.js';
-import { validatePii } from './ivms101.js';
+import { validatePii } from '../ivms101/validate.js';
+import { isDid, isEmail } from '../text/formats.js';
+import { type AssetTable, validateAssetAndAmount } from './amount.js';
 
 type Body = Record<string, unknown>;
 
@@ -54,4 +55,17 @@ export function validateInitiation(
 
   const reported = new Set(schemaProblems.map((p) => p.path));
   return [...schemaProblems, ...found.filter((p) => !reported.has(p.path))];
+}
+
+/**
+ * A decline's problems: the schema's (the category is an enum there) and a description that is
+ * only white space, reported together.
+ */
+export function validateDecline(body: unknown, schemaProblems: FieldProblem[]): FieldProblem[] {
+  const reason = (body as { reason?: { description?: unknown } } | null)?.reason;
+  const description = typeof reason === 'object' && reason !== null ? reason.description : undefined;
+  const blank = typeof description === 'string' && description.trim() === '';
+  return blank
+    ? [...schemaProblems, { path: '/reason/description', message: 'must not be empty' }]
+    : schemaProblems;
 }

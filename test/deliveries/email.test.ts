@@ -7,6 +7,18 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { NotifyMailer } from '../../src/deliveries/email.js';
+import { email } from '../../src/deliveries/events.js';
+
+const announcement = () =>
+  email('notify', 'ops@outside.example', null, {
+    transactionRef: 'ref',
+    transactionAsset: 'BTC-BTC',
+    transactionAmount: '1',
+    destination: 'bc1q',
+    originatorVASPdid: 'did:web:a.example',
+    originatorName: 'A',
+    beneficiaryVASPid: null,
+  });
 
 /** A minimal SMTP server that waits `delayMs` before each reply and records what it saw. */
 function slowSmtp(delayMs: number) {
@@ -72,11 +84,7 @@ describe('NOTIFY mailer deadline', () => {
       deadlineMs: 1000,
     });
     const started = Date.now();
-    const result = await mailer.send('ops@outside.example', 'msg_deadline', {
-      transactionRef: 'ref',
-      transactionAsset: 'BTC-BTC',
-      transactionAmount: '1',
-    });
+    const result = await mailer.send(announcement(), 'msg_deadline');
     const took = Date.now() - started;
     mailer.close();
     assert.equal(result.ok, false);
@@ -89,7 +97,7 @@ describe('NOTIFY mailer deadline', () => {
 
   it('ends a session in flight when the hub shuts down, as a failure to retry', async () => {
     const mailer = new NotifyMailer(url, { joinUrl: () => 'http://hub.example' });
-    const sending = mailer.send('ops@outside.example', 'msg_shutdown', { transactionRef: 'ref' });
+    const sending = mailer.send(announcement(), 'msg_shutdown');
     await new Promise((r) => setTimeout(r, 300));
     mailer.abortAll();
     const result = await sending;

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { after, it, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
 import type { Database, Queryable } from '../../src/db/database.js';
+import type { OutboxMessage } from '../../src/deliveries/events.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
-import { enqueue, OUTBOX_CHANNEL, type OutboxMessage } from '../../src/deliveries/outbox.js';
+import { enqueue, type LocalWorker, OUTBOX_CHANNEL, Outbox } from '../../src/deliveries/outbox.js';
 import { ResultRecorder } from '../../src/deliveries/recorder.js';
 import * as store from '../../src/deliveries/store.js';
+import type { LeasedMessage } from '../../src/deliveries/types.js';
 import type { InitiateRequest } from '../../src/transactions/schemas.js';
 import { TransactionService } from '../../src/transactions/service.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
@@ -20,7 +22,26 @@ after(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });
 
-type Outcome = { event: string; channel: string; transactionRef: string | null };
+type Outcome = OutboxMessage;
+
+/** One row: see store.markDeliveredMany. */
+async function markDelivered(
+  q: Queryable,
+  d: LeasedMessage,
+  attempt: { statusCode: number; latencyMs: number },
+) {
+  return (await store.markDeliveredMany(q, [{ d, attempt: { ...attempt, error: null } }])).length === 1;
+}
+
+/** One row: see store.markFailedMany. */
+async function markAttemptFailed(
+  q: Queryable,
+  d: LeasedMessage,
+  attempt: { statusCode: number | null; latencyMs: number; error: string },
+  retryInMs: number | null,
+) {
+  return (await store.markFailedMany(q, [{ d, attempt, retryInMs }])).get(d.id) ?? null;
+}
 
 /**
  * Hooks that record what the worker reports; `failFor` makes the next n calls for a transaction
@@ -39,7 +60,7 @@ function fakeHooks() {
     async readPii() {
       return { originator: { who: 'o' }, beneficiary: { who: 'b' } };
     },
-    async deliveryOutcomes(_tx: Queryable, ds: Outcome[]) {
+    async deliveryOutcomes(_tx: Queryable, ds: readonly Outcome[]) {
       for (const d of ds) {
         const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;
         if (failures > 0) {
@@ -100,7 +121,7 @@ eachBackend(
     /** Claims due rows like a worker; gives back at once those of other tests' transactions. */
     const claimOf = async (...refs: string[]) => {
       const got = await store.claimDue(hub().db, opts);
-      const mine = got.filter((d) => refs.includes(d.transactionRef ?? ''));
+      const mine = got.filter((d) => refs.includes(d.message.transactionRef ?? ''));
       await store.releaseLeases(
         hub().db,
         got.filter((d) => !mine.includes(d)),
@@ -121,14 +142,9 @@ eachBackend(
       const { originator, beneficiary } = await setup();
       const ref = await initiate(originator, beneficiary);
       const [received] = await claimOf(ref);
-      assert.equal(received?.event, 'received');
+      assert.equal(received?.message.event, 'received');
       const fail = () =>
-        store.markAttemptFailed(
-          hub().db,
-          received!,
-          { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
-          null,
-        );
+        markAttemptFailed(hub().db, received!, { statusCode: 500, latencyMs: 1, error: 'HTTP 500' }, null);
       const txHash = (n: number): OutboxMessage => ({
         channel: 'webhook',
         event: 'tx-hash',
@@ -142,13 +158,11 @@ eachBackend(
     const deliverReceivedThenClaim = async (ref: string, message?: string) => {
       const first = await claimOf(ref);
       assert.deepEqual(
-        first.map((d) => d.event),
+        first.map((d) => d.message.event),
         ['received'],
         message,
       );
-      await hub().db.transaction((tx) =>
-        store.markDelivered(tx, first[0]!, { statusCode: 200, latencyMs: 1 }),
-      );
+      await hub().db.transaction((tx) => markDelivered(tx, first[0]!, { statusCode: 200, latencyMs: 1 }));
       const next = await claimOf(ref);
       await store.releaseLeases(hub().db, next);
       return next;
@@ -173,10 +187,10 @@ eachBackend(
             organizationId: originator.id,
             transactionRef: ref,
             payload: { transactionRef: ref },
-          },
+          } as OutboxMessage,
         ]),
       );
-      const held: store.ClaimedDelivery[] = [];
+      const held: LeasedMessage[] = [];
       const claim = async () => {
         const got = await claimOf(ref, other);
         held.push(...got);
@@ -184,44 +198,37 @@ eachBackend(
       };
       const first = await claim();
       assert.deepEqual(
-        first.map((d) => [d.transactionRef, d.event]).sort(),
+        first.map((d) => [d.message.transactionRef, d.message.event]).sort(),
         [
           [other, 'received'],
           [ref, 'declined'], // another recipient: not held up
           [ref, 'received'],
         ].sort(),
       );
-      assert.equal((await claim()).filter((d) => d.transactionRef === ref).length, 0);
-      const received = first.find((d) => d.transactionRef === ref && d.event === 'received')!;
+      assert.equal((await claim()).filter((d) => d.message.transactionRef === ref).length, 0);
+      const received = first.find((d) => d.message.transactionRef === ref && d.message.event === 'received')!;
       assert.equal(
-        await store.markAttemptFailed(
-          hub().db,
-          received,
-          { statusCode: 500, latencyMs: 1, error: 'HTTP 500' },
-          0,
-        ),
+        await markAttemptFailed(hub().db, received, { statusCode: 500, latencyMs: 1, error: 'HTTP 500' }, 0),
         'PENDING',
       );
       await new Promise((r) => setTimeout(r, 5));
-      const retry = (await claim()).filter((d) => d.transactionRef === ref);
+      const retry = (await claim()).filter((d) => d.message.transactionRef === ref);
       assert.deepEqual(
-        retry.map((d) => d.event),
+        retry.map((d) => d.message.event),
         ['received'],
         'a retrying earlier message still holds the later one',
       );
       let wakeUps = 0;
       const unlisten = await hub().db.listen(OUTBOX_CHANNEL, () => wakeUps++);
       try {
-        await hub().db.transaction((tx) =>
-          store.markDelivered(tx, retry[0]!, { statusCode: 200, latencyMs: 1 }),
-        );
+        await hub().db.transaction((tx) => markDelivered(tx, retry[0]!, { statusCode: 200, latencyMs: 1 }));
         await eventually(() => wakeUps > 0, 'other workers woken for the waiting message', 2000);
       } finally {
         await unlisten();
       }
-      const next = (await claim()).filter((d) => d.transactionRef === ref);
+      const next = (await claim()).filter((d) => d.message.transactionRef === ref);
       assert.deepEqual(
-        next.map((d) => d.event),
+        next.map((d) => d.message.event),
         ['tx-hash'],
       );
       // Give back every lease this test took (the stale ones are simply not held any more).
@@ -251,7 +258,7 @@ eachBackend(
       );
       const next = await deliverReceivedThenClaim(ref, 'the redelivered message goes first');
       assert.deepEqual(
-        next.map((d) => (d.payload as { txHash: string }).txHash),
+        next.map((d) => (d.message.payload as { txHash: string }).txHash),
         ['0x1'],
       );
     });
@@ -281,7 +288,7 @@ eachBackend(
       await Promise.all([command, redelivery]);
       const next = await deliverReceivedThenClaim(ref);
       assert.deepEqual(
-        next.map((d) => d.event),
+        next.map((d) => d.message.event),
         ['tx-hash'],
         'the tx-hash is not left HELD',
       );
@@ -304,7 +311,7 @@ eachBackend(
       );
       const next = await deliverReceivedThenClaim(ref);
       assert.deepEqual(
-        next.map((d) => d.event),
+        next.map((d) => d.message.event),
         ['tx-hash'],
       );
     });
@@ -348,17 +355,12 @@ eachBackend(
       assert.equal(theirs.length, 1);
       assert.notEqual(theirs[0]!.lease.getTime(), mine[0]!.lease.getTime());
       const stale = await hub().db.transaction((tx) =>
-        store.markDelivered(tx, mine[0]!, { statusCode: 200, latencyMs: 1 }),
+        markDelivered(tx, mine[0]!, { statusCode: 200, latencyMs: 1 }),
       );
       assert.equal(stale, false);
       assert.deepEqual(await deliveryRows(ref), [{ event: 'received', status: 'PENDING', attempts: 0 }]);
       assert.equal(
-        await store.markAttemptFailed(
-          hub().db,
-          theirs[0]!,
-          { statusCode: 500, latencyMs: 1, error: 'x' },
-          null,
-        ),
+        await markAttemptFailed(hub().db, theirs[0]!, { statusCode: 500, latencyMs: 1, error: 'x' }, null),
         'FAILED',
       );
       const attempts = await hub().db.query(
@@ -414,7 +416,10 @@ eachBackend(
       const got = receiver.to('/b/v1/notify/received');
       assert.equal(got.length, 2);
       assert.equal(got[0]!.headers['webhook-id'], got[1]!.headers['webhook-id']);
-      assert.deepEqual(hooks.of([ref]), [{ event: 'received', channel: 'webhook', transactionRef: ref }]);
+      assert.deepEqual(
+        hooks.of([ref]).map(({ event, channel, transactionRef }) => ({ event, channel, transactionRef })),
+        [{ event: 'received', channel: 'webhook', transactionRef: ref }],
+      );
     });
 
     it('never gives up on a message the receiver took because the hub could not record it', async (t) => {
@@ -429,7 +434,10 @@ eachBackend(
       await e.close();
       assert.deepEqual(await deliveryRows(ref), [{ event: 'received', status: 'DELIVERED', attempts: 5 }]);
       assert.equal(receiver.to('/b/v1/notify/received').length, 2);
-      assert.deepEqual(hooks.of([ref]), [{ event: 'received', channel: 'webhook', transactionRef: ref }]);
+      assert.deepEqual(
+        hooks.of([ref]).map(({ event, channel, transactionRef }) => ({ event, channel, transactionRef })),
+        [{ event: 'received', channel: 'webhook', transactionRef: ref }],
+      );
     });
 
     it('records results that finish within a few milliseconds of each other in one transaction', async (t) => {
@@ -547,7 +555,7 @@ eachBackend(
             organizationId: originator.id,
             transactionRef: ref,
             payload: { transactionRef: ref },
-          },
+          } as OutboxMessage,
         ]),
       );
       const e = await start(t, hooks);
@@ -614,10 +622,10 @@ eachBackend(
     });
 
     /** The API side of one process, with `worker` as its local worker. */
-    const apiWith = (worker: Parameters<TransactionService['attachWorker']>[0]) => {
-      const service = new TransactionService(hub().db, hub().masterKey, hub().hub.directory.lookups);
-      service.attachWorker(worker);
-      return service;
+    const apiWith = (worker: LocalWorker) => {
+      const outbox = new Outbox();
+      outbox.attach(worker);
+      return new TransactionService(hub().db, hub().masterKey, outbox, hub().hub.directory.lookups);
     };
     /** The initiation's one message is recorded DELIVERED after exactly one attempt. */
     const assertDeliveredOnce = async (ref: string) => {

@@ -31,13 +31,7 @@ eachBackend(
         assert.equal(res.status, 200, res.text);
         refs.push(res.body.transactionRef);
       }
-      await hub().db.transaction((tx) =>
-        hub().hub.transactions.deliveryOutcome(tx, {
-          event: 'received',
-          channel: 'webhook',
-          transactionRef: refs[0]!,
-        }),
-      );
+      await hub().acknowledgeReceived(refs[0]!);
       await hub().db.query(
         `UPDATE deliveries SET status = 'FAILED' WHERE transaction_ref = $1 AND event = 'received'`,
         [refs[1]],

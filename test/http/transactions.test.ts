@@ -5,18 +5,11 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { configure } from 'safe-stable-stringify';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
-import { purgeIdempotent } from '../../src/transactions/store.js';
+import { purgeIdempotent } from '../../src/idempotency/store.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
 import { basicRequest, type Json, mainRequest, notifyRequest } from '../support/requests.js';
 
 const stableJson = configure({ deterministic: true, strict: true });
-
-/** Stands in for the beneficiary's 2xx to `received` (the delivery suite covers the real path). */
-async function acknowledgeReceived(hub: TestHub, ref: string) {
-  await hub.db.transaction((tx) =>
-    hub.hub.transactions.deliveryOutcome(tx, { event: 'received', channel: 'webhook', transactionRef: ref }),
-  );
-}
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -60,7 +53,7 @@ eachBackend(
     /** A MAIN transaction moved to CONFIRMED by acknowledgement and the originator's confirm. */
     async function confirmedMain() {
       const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;
-      await acknowledgeReceived(hub(), ref);
+      await hub().acknowledgeReceived(ref);
       assert.equal((await post('confirm', originator.apiKey, { transactionRef: ref })).status, 200);
       return ref;
     }
@@ -418,7 +411,7 @@ eachBackend(
       const early = await post('confirm', originator.apiKey, { transactionRef: ref });
       assertProblem(early, 409, 'INVALID_STATE');
       assert.match(early.body.detail, /NEW/);
-      await acknowledgeReceived(hub(), ref);
+      await hub().acknowledgeReceived(ref);
       assert.equal((await read(ref, originator.apiKey)).body.status, 'RECEIVER_NOTIFIED');
       assertProblem(await post('confirm', beneficiary.apiKey, { transactionRef: ref }), 403, 'FORBIDDEN');
       assertProblem(await post('confirm', stranger.apiKey, { transactionRef: ref }), 404, 'NOT_FOUND');
@@ -449,7 +442,7 @@ eachBackend(
     it('confirms BASIC by itself on delivery and refuses confirm for BASIC and NOTIFY', async () => {
       await setup();
       const basic = (await initiate(basicRequest(beneficiary.vaspDid))).body.transactionRef;
-      await acknowledgeReceived(hub(), basic);
+      await hub().acknowledgeReceived(basic);
       const tx = await read(basic, originator.apiKey);
       assert.equal(tx.body.status, 'CONFIRMED');
       assert.deepEqual(
@@ -718,7 +711,7 @@ eachBackend(
     it('answers concurrent retries of a confirm with one Idempotency-Key with the first answer, not 409', async () => {
       await setup();
       const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;
-      await acknowledgeReceived(hub(), ref);
+      await hub().acknowledgeReceived(ref);
       const headers = { 'idempotency-key': `confirm-${randomUUID()}` };
       const results = await Promise.all(
         Array.from({ length: 6 }, () =>
@@ -742,7 +735,7 @@ eachBackend(
     it('replays a refusal too: a retry with the same key never does later what the first was refused', async () => {
       await setup();
       const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;
-      await acknowledgeReceived(hub(), ref);
+      await hub().acknowledgeReceived(ref);
       const decline = () =>
         hub().request('POST', '/v1/transactions/decline', {
           key: beneficiary.apiKey,
@@ -770,7 +763,7 @@ eachBackend(
     it('audits a txHash set by confirm as it does one set by the tx-hash command', async () => {
       await setup();
       const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;
-      await acknowledgeReceived(hub(), ref);
+      await hub().acknowledgeReceived(ref);
       const res = await post('confirm', originator.apiKey, { transactionRef: ref, txHash: '0xconfirmhash' });
       assert.equal(res.status, 200, res.text);
       const audit = await hub().db.query(
@@ -861,7 +854,7 @@ eachBackend(
         404,
         'NOT_FOUND',
       );
-      await acknowledgeReceived(hub(), ref);
+      await hub().acknowledgeReceived(ref);
       await post('confirm', originator.apiKey, { transactionRef: ref });
       const theirs = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: beneficiary.apiKey });
       assert.deepEqual(theirs.body.pii, body.pii);

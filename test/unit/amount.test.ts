@@ -3,12 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { isDid, isEmail } from '../../src/text/formats.js';
 import {
   ASSET_PATTERN,
   type AssetTable,
   assetDecimals,
-  isDid,
-  isEmail,
   loadAssetTable,
   validateAssetAndAmount,
 } from '../../src/transactions/amount.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isLei, validatePii } from '../../src/transactions/ivms101.js';
+import { isLei } from '../../src/ivms101/codes.js';
+import { validatePii } from '../../src/ivms101/validate.js';
 import {
   assertOnly,
   assertProblem,

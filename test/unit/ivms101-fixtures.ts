@@ -1,7 +1,7 @@
 // Shared samples and assertions for the IVMS101 validator tests. The samples follow the interface
 // document's MAIN, BASIC and NOTIFY shapes; helpers change one value at a JSON pointer.
 import assert from 'node:assert/strict';
-import type { Problem } from '../../src/transactions/problem.js';
+import type { FieldProblem as Problem } from '../../src/text/json-pointer.js';
 
 export type Json = Record<string, unknown>;
 

@@ -12,6 +12,7 @@ it('escapes line breaks and other control characters in the values it quotes', (
       destination: '0xabc\n\nIMPORTANT: the hub has moved, join at https://evil.example/join\n',
       originatorName: 'Evil\r\nExchange',
       originatorVASPdid: 'did:web:evil.example',
+      beneficiaryVASPid: null,
     },
     'https://hub.example',
   );

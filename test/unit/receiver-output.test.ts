@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEvent, type ReceivedEvent } from '../../src/participant/receiver.js';
-import { CONTROL_CHARACTERS } from '../../src/text.js';
+import { CONTROL_CHARACTERS } from '../../src/text/controls.js';
 import { basicRequest } from '../support/requests.js';
 
 const body = basicRequest('did:web:b.example');

@@ -72,3 +72,6 @@ export type ApiKeyInfo = GetOf<'/v1/admin/organizations/{id}/api-keys'>['apiKeys
 export type TestEventResult = PostOf<'/v1/organizations/me/test-event'>;
 export type CreatedOrganization = PostOf<'/v1/admin/organizations'>;
 export type RotatedSecret = PostOf<'/v1/organizations/me/webhook-secret'>;
+
+/** The caller's side of a transaction. */
+export type Role = 'originator' | 'beneficiary';

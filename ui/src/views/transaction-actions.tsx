@@ -6,14 +6,13 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { DECLINE_CATEGORIES } from '../../../src/transactions/decline.js';
-import { HubProblem, type Transaction, unwrap } from '../api.js';
+import { DECLINE_CATEGORIES, type DeclineCategory } from '../../../src/transactions/decline.js';
+import { HubProblem, type Role, type Transaction, unwrap } from '../api.js';
 import { Field } from '../components/forms.js';
 import { ErrorNote } from '../components/ui.js';
 import { words } from '../format.js';
 import { useAction } from '../hooks.js';
 import { useAnnounce, useOrg } from '../session.js';
-import type { Role } from './transaction.js';
 
 /** How a transaction hash is typed, wherever it is asked for. */
 const TX_HASH_INPUT = { class: 'mono', pattern: '[A-Za-z0-9._:\\-]+', maxLength: 256, spellcheck: false };
@@ -189,7 +188,8 @@ function DeclineForm(props: FormProps) {
   const [description, setDescription] = useState('');
   const command = useCommand(props);
   const submit = () => {
-    const body = { transactionRef: tx.transactionRef, reason: { category, description: description.trim() } };
+    const reason = { category: category as DeclineCategory, description: description.trim() };
+    const body = { transactionRef: tx.transactionRef, reason };
     command.run(
       () => unwrap(client.POST('/v1/transactions/decline', { body })),
       'Declined. The originator is informed.',

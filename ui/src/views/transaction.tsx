@@ -4,7 +4,7 @@
  * the caller for it with every attempt. Polls so the counterparty's moves show up.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { type Delivery, HubProblem, type Transaction, unwrap } from '../api.js';
+import { type Delivery, HubProblem, type Role, type Transaction, unwrap } from '../api.js';
 import { DeliveryList } from '../components/deliveries.js';
 import { ErrorNote, Fact, Loading, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { OrgName, useOrgNames } from '../directory.js';
@@ -14,8 +14,6 @@ import { useOrg } from '../session.js';
 import { PiiView } from './pii.js';
 import { TransactionActions } from './transaction-actions.js';
 import { POLL_MS } from './transactions.js';
-
-export type Role = 'originator' | 'beneficiary';
 
 export function TransactionPage({ transactionRef }: { transactionRef: string }) {
   const { client, me } = useOrg();

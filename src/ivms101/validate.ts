@@ -9,20 +9,22 @@
 //
 // IVMS101 constraints, by the standard's numbering, and where each is enforced:
 //   C1  OriginatorInformationNaturalPerson     originatorInformation(), originator natural persons
-//   C2  DateInPast                             dateOfBirth
+//   C2  DateInPast                             dateOfBirth (codes.ts)
 //   C4  OriginatorInformationLegalPerson       originatorInformation(), originator legal persons
 //   C5  LegalNamePresentLegalPerson            legalNamePresent()
 //   C6  LegalNamePresentNaturalPerson          legalNamePresent()
-//   C7  ValidNationalIdentifierLegalPerson     LEGAL_PERSON_ID_TYPES
+//   C7  ValidNationalIdentifierLegalPerson     LEGAL_PERSON_ID_TYPES (codes.ts)
 //   C8  ValidAddress                           ADDRESS
 //   C9  CompleteNationalIdentifierLegalPerson  legalNationalIdentification()
-//   C10 RegistrationAuthority                  registrationAuthority (its form only, see there)
+//   C10 RegistrationAuthority                  registrationAuthority (codes.ts; its form only)
 //   C11 ValidLEI                               leiWhenLeix()
 // C12 (sequentialIntegrity) is about `transferPath`, which `pii` does not carry. C3 is not enforced.
 
+import type { FieldProblem } from '../text/json-pointer.js';
 import {
   at,
   type Check,
+  check,
   checkObject,
   code,
   country,
@@ -32,82 +34,24 @@ import {
   list,
   nullable,
   object,
+  objectSchema,
   oneOrMany,
   type Shape,
   text,
-} from './ivms101-check.js';
-import type { Problem } from './problem.js';
-
-export type { Problem } from './problem.js';
-
-export const NATURAL_NAME_TYPES = ['LEGL', 'ALIA', 'BIRT', 'MAID', 'MISC'] as const;
-export const LEGAL_NAME_TYPES = ['LEGL', 'SHRT', 'TRAD'] as const;
-export const ADDRESS_TYPES = ['HOME', 'BIZZ', 'GEOG'] as const;
-export const NATIONAL_ID_TYPES = [
-  'ARNU',
-  'CCPT',
-  'RAID',
-  'DRLC',
-  'FIIN',
-  'TXID',
-  'SOCS',
-  'IDCD',
-  'LEIX',
-  'MISC',
-] as const;
-// C7 ValidNationalIdentifierLegalPerson: a legal person is identified by a register entry, a tax
-// number, an LEI or something else, never by a passport or driving licence.
-export const LEGAL_PERSON_ID_TYPES = ['RAID', 'MISC', 'LEIX', 'TXID'] as const;
-
-/** ISO 17442: 18 upper-case alphanumerics and 2 check digits, ISO 7064 MOD 97-10 over the whole code. */
-export function isLei(value: string): boolean {
-  if (!/^[0-9A-Z]{18}[0-9]{2}$/.test(value)) return false;
-  let remainder = 0;
-  for (const char of value) {
-    const digits = Number.parseInt(char, 36); // '0'-'9' → 0-9, 'A'-'Z' → 10-35
-    remainder = (remainder * (digits < 10 ? 10 : 100) + digits) % 97;
-  }
-  return remainder === 1;
-}
-
-/** A real calendar date in ISO 8601 `YYYY-MM-DD` (proleptic Gregorian leap years). */
-function isCalendarDate(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (match === null) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return days !== undefined && day >= 1 && day <= days;
-}
-
-const dateOfBirth: Check = (value, parent, token, out) => {
-  const message = dateOfBirthProblem(value);
-  if (message !== undefined) out.push({ path: at(parent, token), message });
-};
-
-function dateOfBirthProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string') return 'must be a string';
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'must be a date as YYYY-MM-DD';
-  if (!isCalendarDate(value)) return 'must be a valid calendar date';
-  // C2 DateInPast. Same-length YYYY-MM-DD strings order like their dates; today (UTC) is not past.
-  if (value >= new Date().toISOString().slice(0, 10)) return 'must be in the past';
-  return undefined;
-}
-
-// C10 RegistrationAuthority: the standard wants a code from GLEIF's Registration Authorities List.
-// We check its form (RA + 6 digits) but do not ship the list, which changes several times a year.
-const registrationAuthority: Check = (value, parent, token, out) => {
-  if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
-  else if (!/^RA[0-9]{6}$/.test(value)) {
-    out.push({
-      path: at(parent, token),
-      message: 'must be a GLEIF registration authority code (RA followed by 6 digits)',
-    });
-  }
-};
+} from './check.js';
+import {
+  ADDRESS_TYPES,
+  dateOfBirth,
+  isLei,
+  LEGAL_NAME_TYPES,
+  LEGAL_PERSON_ID_TYPES,
+  NATIONAL_ID_TYPES,
+  NATURAL_NAME_TYPES,
+  registrationAuthority,
+} from './codes.js';
 
 // C11 ValidLEI, for any person whose identifier is declared to be an LEI.
-function leiWhenLeix(fields: Fields, out: Problem[]): void {
+function leiWhenLeix(fields: Fields, out: FieldProblem[]): void {
   const id = fields.value('nationalIdentifier');
   if (fields.value('nationalIdentificationType') === 'LEIX' && typeof id === 'string' && !isLei(id)) {
     out.push({
@@ -120,7 +64,7 @@ function leiWhenLeix(fields: Fields, out: Problem[]): void {
 // C9 CompleteNationalIdentifierLegalPerson: no country of issue (a legal person has
 // countryOfRegistration instead); a registration authority unless the identifier is an LEI, whose
 // issuer is always GLEIF, so naming one beside an LEI is an error too.
-function legalNationalIdentification(fields: Fields, out: Problem[]): void {
+function legalNationalIdentification(fields: Fields, out: FieldProblem[]): void {
   if (fields.value('countryOfIssue') !== undefined) {
     out.push({ path: fields.at('countryOfIssue'), message: 'must be absent for a legal person' });
   }
@@ -138,15 +82,28 @@ function isLegalPersonIdType(value: unknown): boolean {
   return (LEGAL_PERSON_ID_TYPES as readonly unknown[]).includes(value);
 }
 
-function nationalIdentification(types: readonly string[], after: (f: Fields, out: Problem[]) => void): Check {
+function nationalIdentification(
+  types: readonly string[],
+  after: (f: Fields, out: FieldProblem[]) => void,
+  description: string,
+): Check {
   return object(
     {
-      nationalIdentifier: { check: text(35), required: true },
-      nationalIdentificationType: { check: code(types), required: true, alias: 'nationalIdentifierType' },
-      countryOfIssue: { check: country },
+      nationalIdentifier: {
+        check: text(35),
+        required: true,
+        description: 'The identifier; a valid ISO 17442 LEI when the type is LEIX.',
+      },
+      nationalIdentificationType: {
+        check: code(types),
+        required: true,
+        alias: 'nationalIdentifierType',
+        description: 'Type of identifier.',
+      },
+      countryOfIssue: { check: country, description: 'Issuing country.' },
       registrationAuthority: { check: registrationAuthority },
     },
-    { after },
+    { after, description },
   );
 }
 
@@ -154,7 +111,11 @@ function nationalIdentification(types: readonly string[], after: (f: Fields, out
 // street with a building, so that an address can actually be found.
 const ADDRESS: Check = object(
   {
-    addressType: { check: code(ADDRESS_TYPES), required: true },
+    addressType: {
+      check: code(ADDRESS_TYPES),
+      required: true,
+      description: 'HOME, BIZZ (business) or GEOG (geographic).',
+    },
     department: { check: text(50) },
     subDepartment: { check: text(70) },
     streetName: { check: text(70) },
@@ -169,9 +130,10 @@ const ADDRESS: Check = object(
     districtName: { check: text(35) },
     countrySubDivision: { check: text(35) },
     addressLine: { check: list(text(70), { max: 7 }) },
-    country: { check: country, required: true },
+    country: { check: country, required: true, description: 'Country of the address.' },
   },
   {
+    description: 'A postal address. It needs addressLine, or streetName with buildingNumber or buildingName.',
     after: (f, out) => {
       const street = isPresent(f.value('streetName'));
       const building = isPresent(f.value('buildingNumber')) || isPresent(f.value('buildingName'));
@@ -186,26 +148,39 @@ const ADDRESS: Check = object(
 );
 
 const NATURAL_NAME_ID: Shape = {
-  primaryIdentifier: { check: text(100), required: true },
-  secondaryIdentifier: { check: text(100) },
-  nameIdentifierType: { check: code(NATURAL_NAME_TYPES) },
+  primaryIdentifier: {
+    check: text(100),
+    required: true,
+    description: 'Family name, or the full name where names are not split.',
+  },
+  secondaryIdentifier: { check: text(100), description: 'Given names.' },
+  nameIdentifierType: {
+    check: code(NATURAL_NAME_TYPES),
+    description: 'Nature of the name; read as LEGL when absent.',
+  },
 };
 
 const LEGAL_NAME_HINT =
   'unknown field; legal person names use legalPersonName and legalPersonNameIdentifierType';
 const LEGAL_NAME_ID: Shape = {
-  legalPersonName: { check: text(100), required: true },
-  legalPersonNameIdentifierType: { check: code(LEGAL_NAME_TYPES) },
+  legalPersonName: { check: text(100), required: true, description: 'Name of the legal person.' },
+  legalPersonNameIdentifierType: {
+    check: code(LEGAL_NAME_TYPES),
+    description: 'Nature of the name; read as LEGL when absent.',
+  },
 };
 
-function personName(id: Shape, hints: Record<string, string> = {}): Check {
+function personName(id: Shape, description: string, hints: Record<string, string> = {}): Check {
   const ids = object(id, { hints });
   return oneOrMany(
-    object({
-      nameIdentifier: { check: list(ids, { min: 1 }), required: true },
-      localNameIdentifier: { check: list(ids) },
-      phoneticNameIdentifier: { check: list(ids) },
-    }),
+    object(
+      {
+        nameIdentifier: { check: list(ids, { min: 1 }), required: true },
+        localNameIdentifier: { check: list(ids) },
+        phoneticNameIdentifier: { check: list(ids) },
+      },
+      { description },
+    ),
   );
 }
 
@@ -213,7 +188,12 @@ function personName(id: Shape, hints: Record<string, string> = {}): Check {
 // (SPEC §6), so only a name made entirely of aliases, trade names etc. fails. A broken name tree or
 // an unknown type code is already reported by its own check, and the rule is skipped then rather
 // than guessing what the sender meant.
-function legalNamePresent(fields: Fields, typeKey: string, codes: readonly string[], out: Problem[]): void {
+function legalNamePresent(
+  fields: Fields,
+  typeKey: string,
+  codes: readonly string[],
+  out: FieldProblem[],
+): void {
   const name = fields.value('name');
   let named = false;
   let legal = false;
@@ -232,35 +212,55 @@ function legalNamePresent(fields: Fields, typeKey: string, codes: readonly strin
   }
 }
 
+const NAMES = 'Names. A single object (IVMS101 JSON) is accepted too.';
+
 const NATURAL_PERSON: Shape = {
-  name: { check: personName(NATURAL_NAME_ID), required: true },
-  geographicAddress: { check: nullable(list(ADDRESS)) },
-  nationalIdentification: { check: nationalIdentification(NATIONAL_ID_TYPES, leiWhenLeix) },
-  customerIdentification: { check: text(50) },
-  dateAndPlaceOfBirth: {
-    check: object({
-      dateOfBirth: { check: dateOfBirth, required: true },
-      placeOfBirth: { check: text(70), required: true },
-    }),
+  name: {
+    check: personName(
+      NATURAL_NAME_ID,
+      'Names of a natural person; at least one must be the legal name (LEGL).',
+    ),
+    required: true,
+    description: NAMES,
   },
-  countryOfResidence: { check: country },
+  geographicAddress: { check: nullable(list(ADDRESS)) },
+  nationalIdentification: {
+    check: nationalIdentification(NATIONAL_ID_TYPES, leiWhenLeix, 'National identification.'),
+  },
+  customerIdentification: { check: text(50), description: "The originating VASP's customer number." },
+  dateAndPlaceOfBirth: {
+    check: object(
+      {
+        dateOfBirth: { check: dateOfBirth, required: true },
+        placeOfBirth: { check: text(70), required: true },
+      },
+      { description: 'Date and place of birth.' },
+    ),
+  },
+  countryOfResidence: { check: country, description: 'Country of residence.' },
 };
 
 const LEGAL_PERSON: Shape = {
   name: {
-    check: personName(LEGAL_NAME_ID, {
+    check: personName(LEGAL_NAME_ID, 'Names of a legal person; at least one must be the legal name (LEGL).', {
       primaryIdentifier: LEGAL_NAME_HINT,
       secondaryIdentifier: LEGAL_NAME_HINT,
       nameIdentifierType: LEGAL_NAME_HINT,
     }),
     required: true,
+    description: NAMES,
   },
   geographicAddress: { check: nullable(list(ADDRESS)) },
-  customerIdentification: { check: text(50), alias: 'customerNumber' },
+  customerIdentification: { check: text(50), alias: 'customerNumber', description: 'Customer number.' },
   nationalIdentification: {
-    check: nationalIdentification(LEGAL_PERSON_ID_TYPES, legalNationalIdentification),
+    check: nationalIdentification(
+      LEGAL_PERSON_ID_TYPES,
+      legalNationalIdentification,
+      'National identification of a legal person: no countryOfIssue; a registrationAuthority ' +
+        'unless the type is LEIX, and none when it is.',
+    ),
   },
-  countryOfRegistration: { check: country },
+  countryOfRegistration: { check: country, description: 'Country of registration.' },
 };
 
 const NATURAL_PERSON_HINTS = { customerNumber: 'unknown field; natural persons use customerIdentification' };
@@ -273,7 +273,7 @@ const C1_FIELDS = [
   'dateAndPlaceOfBirth',
 ];
 
-function originatorInformation(fields: Fields, required: readonly string[], out: Problem[]): void {
+function originatorInformation(fields: Fields, required: readonly string[], out: FieldProblem[]): void {
   if (!required.some((key) => isPresent(fields.value(key)))) {
     out.push({ path: fields.path, message: `an originator needs one of ${required.join(', ')}` });
   }
@@ -281,7 +281,7 @@ function originatorInformation(fields: Fields, required: readonly string[], out:
 
 // C4 OriginatorInformationLegalPerson, as the standard words it: a geographicAddress with addressType
 // GEOG, a nationalIdentification or a customer number (customerIdentification here).
-function legalOriginatorInformation(fields: Fields, out: Problem[]): void {
+function legalOriginatorInformation(fields: Fields, out: FieldProblem[]): void {
   const addresses = fields.value('geographicAddress');
   const geog = Array.isArray(addresses) && addresses.some((a) => isObject(a) && a.addressType === 'GEOG');
   if (
@@ -301,45 +301,76 @@ function legalOriginatorInformation(fields: Fields, out: Problem[]): void {
 function person(originator: boolean): Check {
   const naturalPerson = object(NATURAL_PERSON, {
     hints: NATURAL_PERSON_HINTS,
+    description:
+      'A natural person. An originator needs geographicAddress, customerIdentification, ' +
+      'nationalIdentification or dateAndPlaceOfBirth.',
     after: (fields, out) => {
       legalNamePresent(fields, 'nameIdentifierType', NATURAL_NAME_TYPES, out);
       if (originator) originatorInformation(fields, C1_FIELDS, out);
     },
   });
   const legalPerson = object(LEGAL_PERSON, {
+    description:
+      'A legal person. An originator needs geographicAddress, customerIdentification or nationalIdentification.',
     after: (fields, out) => {
       legalNamePresent(fields, 'legalPersonNameIdentifierType', LEGAL_NAME_TYPES, out);
       if (originator) legalOriginatorInformation(fields, out);
     },
   });
   const shape: Shape = { naturalPerson: { check: naturalPerson }, legalPerson: { check: legalPerson } };
-  return object(shape, {
+  const either = object(shape, {
     after: (fields, out) => {
       if ((fields.value('naturalPerson') === undefined) === (fields.value('legalPerson') === undefined)) {
         out.push({ path: fields.path, message: 'must contain exactly one of naturalPerson and legalPerson' });
       }
     },
   });
-}
-
-function side(personsKey: string, originator: boolean): Check {
-  return object({
-    [personsKey]: { check: list(person(originator), { min: 1 }), required: true },
-    accountNumber: { check: list(text(100)) },
+  return check(either, {
+    description: 'Exactly one of naturalPerson and legalPerson.',
+    oneOf: [
+      objectSchema({ naturalPerson: { check: naturalPerson, required: true } }, 'A natural person.'),
+      objectSchema({ legalPerson: { check: legalPerson, required: true } }, 'A legal person.'),
+    ],
   });
 }
 
+function side(personsKey: string, originator: boolean, description: string): Check {
+  return object(
+    {
+      [personsKey]: { check: list(person(originator), { min: 1 }), required: true },
+      accountNumber: {
+        check: list(text(100)),
+        description: 'Account numbers (e.g. blockchain addresses) of the persons.',
+      },
+    },
+    { description },
+  );
+}
+
 const PII: Shape = {
-  originator: { check: side('originatorPersons', true), required: true },
-  beneficiary: { check: side('beneficiaryPersons', false), required: true },
+  originator: {
+    check: side('originatorPersons', true, 'The originator: the persons sending the assets.'),
+    required: true,
+  },
+  beneficiary: {
+    check: side('beneficiaryPersons', false, 'The beneficiary: the persons receiving the assets.'),
+    required: true,
+  },
 };
 
 /**
  * Every problem with `pii`, or an empty array when it is valid. `basePath` is the (escaped) JSON
  * pointer of `pii` within the request body.
  */
-export function validatePii(pii: unknown, basePath = '/pii'): Problem[] {
-  const out: Problem[] = [];
+export function validatePii(pii: unknown, basePath = '/pii'): FieldProblem[] {
+  const out: FieldProblem[] = [];
   checkObject(pii, basePath, PII, out);
   return out;
 }
+
+/** The JSON schema of `pii` in its canonical spelling, made from the same shapes as the validator. */
+export const PII_SCHEMA = objectSchema(
+  PII,
+  'Personal data in IVMS101 (2020 field names). The hub checks more than this schema says ' +
+    '(IVMS101 constraints, accepted alternative spellings); a 400 lists every problem in errors[].',
+);

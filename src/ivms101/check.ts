@@ -1,4 +1,6 @@
 // A small table-driven checker for JSON trees, used by the IVMS101 validator.
+// Every check carries the JSON schema of what it accepts in its canonical spelling, so one
+// description of `pii` serves both validation and the OpenAPI document.
 // Invariants:
 // - A check never throws and never stops early: every problem in the tree is collected, so a
 //   participant can fix a whole message in one round trip.
@@ -8,7 +10,7 @@
 //   unknown fields, never inherited properties.
 
 import { getAlpha2Codes } from 'i18n-iso-countries/index.js';
-import { escapePointerToken, type Problem, pointer } from './problem.js';
+import { escapePointerToken, type FieldProblem, pointer } from '../text/json-pointer.js';
 
 /**
  * Checks one value and appends what is wrong with it to `out`. The value is member `token` (an
@@ -16,7 +18,20 @@ import { escapePointerToken, type Problem, pointer } from './problem.js';
  * is made only when a problem names it or a child needs it: most values are valid, and joining
  * every field's pointer up front allocated more than the rest of a request's validation.
  */
-export type Check = (value: unknown, parent: string, token: string, out: Problem[]) => void;
+export interface Check {
+  (value: unknown, parent: string, token: string, out: FieldProblem[]): void;
+  /** What the check accepts, as JSON schema (documentation only: the check is the validator). */
+  readonly schema: JsonSchema;
+}
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+type Validate = (value: unknown, parent: string, token: string, out: FieldProblem[]) => void;
+
+/** A check made of a validating function and the schema that documents it. */
+export function check(validate: Validate, schema: JsonSchema): Check {
+  return Object.assign(validate, { schema });
+}
 
 /** The JSON pointer of member `token` of the value at `parent`. */
 export function at(parent: string, token: string): string {
@@ -28,6 +43,8 @@ export interface Field {
   required?: boolean;
   /** A second accepted spelling of the key (SPEC §6); giving both at once is a problem. */
   alias?: string;
+  /** What the field means, for the documentation. */
+  description?: string;
 }
 
 export type Shape = Readonly<Record<string, Field>>;
@@ -43,9 +60,11 @@ export interface Fields {
 
 export interface ObjectOptions {
   /** Cross-field constraints, run only when the value is an object. */
-  after?: (fields: Fields, out: Problem[]) => void;
+  after?: (fields: Fields, out: FieldProblem[]) => void;
   /** Clearer messages for keys that senders often confuse with a valid one. */
   hints?: Readonly<Record<string, string>>;
+  /** What the object is, for the documentation. */
+  description?: string;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -95,7 +114,7 @@ export function checkObject(
   value: unknown,
   path: string,
   shape: Shape,
-  out: Problem[],
+  out: FieldProblem[],
   options: ObjectOptions = {},
 ): void {
   if (!isObject(value)) {
@@ -156,71 +175,115 @@ class CheckedFields implements Fields {
 }
 
 export function object(shape: Shape, options: ObjectOptions = {}): Check {
-  return (value, parent, token, out) => {
-    checkObject(value, at(parent, token), shape, out, options);
+  return check(
+    (value, parent, token, out) => {
+      checkObject(value, at(parent, token), shape, out, options);
+    },
+    objectSchema(shape, options.description),
+  );
+}
+
+/** The schema of an object of `shape`: canonical names only; aliases are named in descriptions. */
+export function objectSchema(shape: Shape, description?: string): JsonSchema {
+  const entries = Object.entries(shape);
+  const required = entries.filter(([, f]) => f.required).map(([name]) => name);
+  return {
+    type: 'object',
+    ...(description === undefined ? {} : { description }),
+    properties: Object.fromEntries(entries.map(([name, f]) => [name, fieldSchema(f)])),
+    ...(required.length === 0 ? {} : { required }),
+    additionalProperties: false,
   };
 }
 
+function fieldSchema(f: Field): JsonSchema {
+  const words = [
+    f.description ?? (f.check.schema.description as string | undefined),
+    f.alias === undefined ? undefined : `Also accepted as \`${f.alias}\` (not both).`,
+  ].filter((w) => w !== undefined);
+  return words.length === 0 ? f.check.schema : { ...f.check.schema, description: words.join(' ') };
+}
+
 export function list(item: Check, bounds: { min?: number; max?: number } = {}): Check {
-  return (value, parent, token, out) => {
-    const path = at(parent, token);
-    if (!Array.isArray(value)) {
-      out.push({ path, message: 'must be an array' });
-      return;
-    }
-    if (bounds.min !== undefined && value.length < bounds.min) {
-      out.push({
-        path,
-        message: bounds.min === 1 ? 'must not be empty' : `must contain at least ${bounds.min} items`,
-      });
-    }
-    if (bounds.max !== undefined && value.length > bounds.max) {
-      out.push({ path, message: `must contain at most ${bounds.max} items` });
-    }
-    for (let index = 0; index < value.length; index++) {
-      item(value[index], path, String(index), out); // an index needs no escaping
-    }
-  };
+  return check(
+    (value, parent, token, out) => {
+      const path = at(parent, token);
+      if (!Array.isArray(value)) {
+        out.push({ path, message: 'must be an array' });
+        return;
+      }
+      if (bounds.min !== undefined && value.length < bounds.min) {
+        out.push({
+          path,
+          message: bounds.min === 1 ? 'must not be empty' : `must contain at least ${bounds.min} items`,
+        });
+      }
+      if (bounds.max !== undefined && value.length > bounds.max) {
+        out.push({ path, message: `must contain at most ${bounds.max} items` });
+      }
+      for (let index = 0; index < value.length; index++) {
+        item(value[index], path, String(index), out); // an index needs no escaping
+      }
+    },
+    {
+      type: 'array',
+      items: item.schema,
+      ...(bounds.min === undefined ? {} : { minItems: bounds.min }),
+      ...(bounds.max === undefined ? {} : { maxItems: bounds.max }),
+    },
+  );
 }
 
 /** An array of `item`, or a single `item` (IVMS101's own JSON gives some arrays as one object). */
 export function oneOrMany(item: Check): Check {
   const many = list(item, { min: 1 });
-  return (value, parent, token, out) => {
-    if (Array.isArray(value)) many(value, parent, token, out);
-    else if (isObject(value)) item(value, parent, token, out);
-    else out.push({ path: at(parent, token), message: 'must be an array or an object' });
-  };
+  return check(
+    (value, parent, token, out) => {
+      if (Array.isArray(value)) many(value, parent, token, out);
+      else if (isObject(value)) item(value, parent, token, out);
+      else out.push({ path: at(parent, token), message: 'must be an array or an object' });
+    },
+    { ...many.schema, description: 'A single object (IVMS101 JSON) is accepted too.' },
+  );
 }
 
-export function nullable(check: Check): Check {
-  return (value, parent, token, out) => {
-    if (value !== null) check(value, parent, token, out);
-  };
+export function nullable(inner: Check): Check {
+  return check(
+    (value, parent, token, out) => {
+      if (value !== null) inner(value, parent, token, out);
+    },
+    { anyOf: [inner.schema, { type: 'null' }] },
+  );
 }
 
 /** IVMS101 MaxNText: at least one character that is not white space, at most `max` characters. */
 export function text(max: number): Check {
-  return (value, parent, token, out) => {
-    if (typeof value !== 'string') {
-      out.push({ path: at(parent, token), message: 'must be a string' });
-      return;
-    }
-    if (value.trim() === '') out.push({ path: at(parent, token), message: 'must not be empty' });
-    // ISO 20022 counts characters, so a name in a non-Latin script gets the same room.
-    else if (value.length > max && [...value].length > max) {
-      out.push({ path: at(parent, token), message: `must be at most ${max} characters` });
-    }
-  };
+  return check(
+    (value, parent, token, out) => {
+      if (typeof value !== 'string') {
+        out.push({ path: at(parent, token), message: 'must be a string' });
+        return;
+      }
+      if (value.trim() === '') out.push({ path: at(parent, token), message: 'must not be empty' });
+      // ISO 20022 counts characters, so a name in a non-Latin script gets the same room.
+      else if (value.length > max && [...value].length > max) {
+        out.push({ path: at(parent, token), message: `must be at most ${max} characters` });
+      }
+    },
+    { type: 'string', minLength: 1, maxLength: max },
+  );
 }
 
 export function code(values: readonly string[]): Check {
   const allowed = new Set(values);
   const message = `must be one of ${values.join(', ')}`;
-  return (value, parent, token, out) => {
-    if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
-    else if (!allowed.has(value)) out.push({ path: at(parent, token), message });
-  };
+  return check(
+    (value, parent, token, out) => {
+      if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
+      else if (!allowed.has(value)) out.push({ path: at(parent, token), message });
+    },
+    { type: 'string', enum: [...values] },
+  );
 }
 
 // Loaded from the package's code table only, not its localized names, so importing it stays cheap.
@@ -231,12 +294,19 @@ export function isCountryCode(value: string): boolean {
   return /^[A-Z]{2}$/.test(value) && COUNTRIES.has(value);
 }
 
-export const country: Check = (value, parent, token, out) => {
-  if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
-  else if (!isCountryCode(value)) {
-    out.push({
-      path: at(parent, token),
-      message: 'must be an ISO 3166-1 alpha-2 country code in upper case, or XX',
-    });
-  }
-};
+export const country: Check = check(
+  (value, parent, token, out) => {
+    if (typeof value !== 'string') out.push({ path: at(parent, token), message: 'must be a string' });
+    else if (!isCountryCode(value)) {
+      out.push({
+        path: at(parent, token),
+        message: 'must be an ISO 3166-1 alpha-2 country code in upper case, or XX',
+      });
+    }
+  },
+  {
+    type: 'string',
+    pattern: '^[A-Z]{2}$',
+    description: 'ISO 3166-1 alpha-2 country code, or XX if not known.',
+  },
+);

@@ -1,0 +1,224 @@
+/**
+ * The message contract: every webhook event and e-mail the hub sends, in one catalogue. Each
+ * entry names its recipient, when it is sent, the payload a command queues (`payload`) and, for
+ * webhooks, the body the receiver gets (`body`: the payload plus what the worker adds at send
+ * time, in the order the body's fields go on the wire). Everything else derives from here: the
+ * event-name types, the outbox message type, the receiver's known events, the OpenAPI document's
+ * `webhooks` section (and so the typed client), and the docs table (kept in step by a test).
+ *
+ * Invariant: an outbox payload never holds personal data. Events whose body carries some list it
+ * in `adds`; the worker's prepare stage reads it from the sealed transaction just before sending.
+ */
+import { type Static, type TObject, Type } from 'typebox';
+import { DOCUMENTED_AS } from '../http/documented-as.js';
+import { DeclineReason, Protocol, Ref } from '../transactions/schemas.js';
+
+/** Who receives a webhook: a party to the transaction, or the organization that asked (ping). */
+export type Recipient = 'beneficiary' | 'originator' | 'caller';
+
+/** What the prepare stage adds to a payload at send time (never stored in the outbox). */
+export type Addition = 'encryptedPii' | 'ivms101Data';
+
+interface WebhookEventDef<P extends TObject = TObject> {
+  readonly to: Recipient;
+  /** When the hub sends it, for the docs and the OpenAPI document. */
+  readonly when: string;
+  /** What the command queues. */
+  readonly payload: P;
+  /** What the receiver gets; its property order is the order on the wire. */
+  readonly body: TObject;
+  readonly adds: readonly Addition[];
+}
+
+function webhookEvent<P extends TObject>(def: {
+  to: Recipient;
+  when: string;
+  payload: P;
+  body?: TObject;
+  adds?: readonly Addition[];
+}): WebhookEventDef<P> {
+  return { ...def, body: def.body ?? def.payload, adds: def.adds ?? [] };
+}
+
+const Did = Type.String({ description: 'DID of the organization.' });
+const NullableDid = Type.Union([Type.String(), Type.Null()], {
+  description: 'DID of the beneficiary VASP; null for a NOTIFY beneficiary outside the directory.',
+});
+
+const BlockchainInfo = Type.Object({
+  destination: Type.String({ description: 'Destination blockchain address.' }),
+  origin: Type.Optional(
+    Type.String({ description: 'Origin blockchain address, when the originator gave one.' }),
+  ),
+});
+
+const receivedFields = {
+  transactionRef: Ref,
+  protocol: Protocol,
+  status: Type.Literal('RECEIVER_NOTIFIED'),
+  originatorVASPdid: Did,
+  beneficiaryVASPdid: NullableDid,
+  transactionAsset: Type.String({ description: '<chain>-<asset>, e.g. ETH-USDC.' }),
+  transactionAmount: Type.String({
+    description: 'Decimal string, interpreted with transactionAssetDecimals.',
+  }),
+  transactionAssetDecimals: Type.Integer({ description: '0 means a human-readable amount.' }),
+};
+
+const confirmedFields = {
+  transactionRef: Ref,
+  protocol: Type.Literal('MAIN'),
+  status: Type.Literal('CONFIRMED'),
+  originatorVASPdid: Did,
+  beneficiaryVASPdid: NullableDid,
+};
+
+export const WEBHOOK_EVENTS = {
+  received: webhookEvent({
+    to: 'beneficiary',
+    when: 'A MAIN or BASIC transaction was initiated. MAIN: transfer metadata only; BASIC: the personal data too, encrypted for the beneficiary’s publicKey.',
+    payload: Type.Object({
+      ...receivedFields,
+      ivms101_data: Type.Object({ transactionBlockchainInfo: BlockchainInfo }),
+    }),
+    body: Type.Object({
+      ...receivedFields,
+      ivms101_data: Type.Object({
+        transactionBlockchainInfo: BlockchainInfo,
+        encryptedPii: Type.Optional(
+          Type.String({
+            description:
+              'BASIC only: the IVMS101 personal data as a JWE (compact serialization) for the beneficiary’s publicKey.',
+          }),
+        ),
+      }),
+    }),
+    adds: ['encryptedPii'],
+  }),
+  'confirmed-data': webhookEvent({
+    to: 'beneficiary',
+    when: 'The originator confirmed a MAIN transaction: the personal data, as submitted.',
+    payload: Type.Object(confirmedFields),
+    body: Type.Object({
+      ...confirmedFields,
+      ivms101Data: Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'The IVMS101 personal data as submitted.',
+          [DOCUMENTED_AS]: 'Pii',
+        },
+      ),
+    }),
+    adds: ['ivms101Data'],
+  }),
+  declined: webhookEvent({
+    to: 'originator',
+    when: 'The beneficiary declined the transaction.',
+    payload: Type.Object({
+      transactionRef: Ref,
+      status: Type.Literal('DECLINED'),
+      reason: DeclineReason,
+      beneficiaryVASPdid: NullableDid,
+    }),
+  }),
+  'tx-hash': webhookEvent({
+    to: 'beneficiary',
+    when: 'The originator shared the blockchain hash of the transfer.',
+    payload: Type.Object({ transactionRef: Ref, txHash: Type.String() }),
+  }),
+  ping: webhookEvent({
+    to: 'caller',
+    when: 'The organization asked for a signed test event (POST /v1/organizations/me/test-event); not retried.',
+    payload: Type.Object({
+      type: Type.Literal('ping'),
+      organizationId: Type.String({ format: 'uuid' }),
+      sentAt: Type.String({ format: 'date-time' }),
+    }),
+  }),
+} satisfies Record<string, WebhookEventDef>;
+
+export type WebhookEvent = keyof typeof WEBHOOK_EVENTS;
+export const WEBHOOK_EVENT_NAMES = Object.keys(WEBHOOK_EVENTS) as WebhookEvent[];
+export type WebhookPayload<E extends WebhookEvent> = Static<(typeof WEBHOOK_EVENTS)[E]['payload']>;
+
+interface EmailEventDef<P extends TObject = TObject> {
+  /** Who it goes to. */
+  readonly to: string;
+  readonly when: string;
+  readonly payload: P;
+}
+
+/** E-mails go through the outbox like webhooks; their text is composed at send time (email.ts). */
+export const EMAIL_EVENTS = {
+  notify: {
+    to: 'the NOTIFY transaction’s notificationEmail',
+    when: 'A NOTIFY transaction was initiated: announces the transfer (no personal data) and how to join.',
+    payload: Type.Object({
+      transactionRef: Ref,
+      transactionAsset: Type.String(),
+      transactionAmount: Type.String(),
+      destination: Type.String(),
+      originatorVASPdid: Type.String(),
+      originatorName: Type.String(),
+      beneficiaryVASPid: Type.Union([Type.String(), Type.Null()]),
+    }),
+  },
+} satisfies Record<string, EmailEventDef>;
+
+export type EmailEvent = keyof typeof EMAIL_EVENTS;
+export const EMAIL_EVENT_NAMES = Object.keys(EMAIL_EVENTS) as EmailEvent[];
+export type EmailPayload<E extends EmailEvent> = Static<(typeof EMAIL_EVENTS)[E]['payload']>;
+
+/** A message the hub owes someone, from the command that queues it to the attempt that records it. */
+export type WebhookMessage = {
+  [E in WebhookEvent]: {
+    channel: 'webhook';
+    event: E;
+    organizationId: string;
+    transactionRef: string | null;
+    payload: WebhookPayload<E>;
+  };
+}[WebhookEvent];
+
+export type EmailMessage = {
+  [E in EmailEvent]: {
+    channel: 'email';
+    event: E;
+    emailTo: string;
+    transactionRef: string | null;
+    payload: EmailPayload<E>;
+  };
+}[EmailEvent];
+
+export type OutboxMessage = WebhookMessage | EmailMessage;
+
+/** A webhook message, typed by its event. */
+export function webhook<E extends WebhookEvent>(
+  event: E,
+  organizationId: string,
+  transactionRef: string | null,
+  payload: WebhookPayload<E>,
+): WebhookMessage {
+  return { channel: 'webhook', event, organizationId, transactionRef, payload } as WebhookMessage;
+}
+
+/** An e-mail message, typed by its event. */
+export function email<E extends EmailEvent>(
+  event: E,
+  emailTo: string,
+  transactionRef: string | null,
+  payload: EmailPayload<E>,
+): EmailMessage {
+  return { channel: 'email', event, emailTo, transactionRef, payload } as EmailMessage;
+}
+
+/** The wire order of an event's body (jsonb does not keep the order a payload was written in). */
+export function bodyFieldOrder(event: WebhookEvent): readonly string[] {
+  return Object.keys(WEBHOOK_EVENTS[event].body.properties);
+}
+
+/** Component name of an event's body in the OpenAPI document, e.g. `ConfirmedDataWebhook`. */
+export function webhookSchemaName(event: WebhookEvent): string {
+  return `${event.replace(/(^|-)([a-z])/g, (_, _dash, c: string) => c.toUpperCase())}Webhook`;
+}

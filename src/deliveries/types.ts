@@ -1,0 +1,34 @@
+/**
+ * The shapes the delivery stages share. A message keeps one type from the command that queues it
+ * (OutboxMessage, events.ts) to the attempt that records it: a worker holds it as a LeasedMessage,
+ * which adds only the outbox row's identity and the lease it is held under.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { OutboxMessage } from './events.js';
+
+export type { OutboxMessage } from './events.js';
+
+/** An outbox row a worker holds: its message, its ids, and the lease it holds the row under. */
+export interface LeasedMessage {
+  /** The row's id (the delivery id of the API). */
+  id: string;
+  /** The `webhook-id` (and e-mail Message-ID): the same on every attempt. */
+  messageId: string;
+  message: OutboxMessage;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** The lease token: the row's `next_attempt_at` as set when the worker took it. */
+  lease: Date;
+}
+
+/** What one attempt (an HTTP POST or an SMTP submission) came to. */
+export interface SendResult {
+  ok: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The receiver's Retry-After header, if it sent one. */
+  retryAfter?: string;
+}
+
+export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;

@@ -1,0 +1,149 @@
+/**
+ * The commands on an existing transaction (SPEC §6, §7): confirm, decline, share the hash. Each is
+ * one database transaction that locks the row if the caller is a party, asks the state machine,
+ * changes the row conditionally, appends history and queues its messages in the outbox: all or
+ * nothing. Of two racing commands exactly one moves the transaction; the other sees 409.
+ */
+import { recordAudit } from '../audit/store.js';
+import type { Queryable } from '../db/database.js';
+import { type OutboxMessage, webhook } from '../deliveries/events.js';
+import { enqueue } from '../deliveries/outbox.js';
+import { findOrganization } from '../directory/store.js';
+import { AppError } from '../http/errors.js';
+import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
+import type { DeclineCategory } from './decline.js';
+import { lockAsParty } from './party.js';
+import { type State, type TxEvent, transition } from './state-machine.js';
+import * as store from './store.js';
+
+export class TransactionCommands {
+  constructor(private readonly idempotency: Idempotency) {}
+
+  confirm(orgId: string, body: { transactionRef: string; txHash?: string }, idem?: IdempotencyKey) {
+    return this.idempotency.run(orgId, idem, async (tx) => {
+      const t = await lockAsParty(tx, orgId, body.transactionRef);
+      if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may confirm.');
+      const to = next(t, 'confirm');
+      if (body.txHash !== undefined && t.txHash !== null && t.txHash !== body.txHash) {
+        throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
+      }
+      await move(tx, t, to, { actorId: orgId, actor: t.originatorDid }, { txHash: body.txHash });
+      const setsTxHash = body.txHash !== undefined && t.txHash === null;
+      if (setsTxHash) await auditTxHash(tx, orgId, t.ref);
+      const messages: OutboxMessage[] = [];
+      if (t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
+        messages.push(
+          webhook('confirmed-data', t.beneficiaryId, t.ref, {
+            transactionRef: t.ref,
+            protocol: 'MAIN',
+            status: 'CONFIRMED',
+            originatorVASPdid: t.originatorDid,
+            beneficiaryVASPdid: t.beneficiaryDid,
+          }),
+        );
+        if (setsTxHash && body.txHash !== undefined) {
+          messages.push(
+            webhook('tx-hash', t.beneficiaryId, t.ref, { transactionRef: t.ref, txHash: body.txHash }),
+          );
+        }
+      }
+      await enqueue(tx, messages);
+      return { transactionRef: t.ref, status: 'CONFIRMED' as const, protocol: 'MAIN' as const };
+    });
+  }
+
+  decline(
+    orgId: string,
+    body: { transactionRef: string; reason: { category: DeclineCategory; description: string } },
+    idem?: IdempotencyKey,
+  ) {
+    const reason = { category: body.reason.category, description: body.reason.description };
+    return this.idempotency.run(orgId, idem, async (tx) => {
+      const t = await lockAsParty(tx, orgId, body.transactionRef);
+      if (orgId !== t.beneficiaryId) throw new AppError('FORBIDDEN', 'Only the beneficiary may decline.');
+      const to = next(t, 'decline');
+      await move(
+        tx,
+        t,
+        to,
+        { actorId: orgId, actor: t.beneficiaryDid ?? orgId, reason },
+        { declineReason: reason },
+      );
+      if (await hasEndpoint(tx, t.originatorId)) {
+        await enqueue(tx, [
+          webhook('declined', t.originatorId, t.ref, {
+            transactionRef: t.ref,
+            status: 'DECLINED',
+            reason,
+            beneficiaryVASPdid: t.beneficiaryDid,
+          }),
+        ]);
+      }
+      return {
+        transactionRef: t.ref,
+        status: 'DECLINED' as const,
+        reason,
+        message: 'The transaction was declined and cannot be processed again; the originator is informed.',
+      };
+    });
+  }
+
+  shareTxHash(orgId: string, body: { transactionRef: string; txHash: string }, idem?: IdempotencyKey) {
+    return this.idempotency.run(orgId, idem, async (tx) => {
+      const t = await lockAsParty(tx, orgId, body.transactionRef);
+      if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may set txHash.');
+      next(t, 'share_tx_hash');
+      const result = { transactionRef: t.ref, txHash: body.txHash, status: t.status };
+      if (t.txHash === body.txHash) return result;
+      if (t.txHash !== null || !(await store.setTxHash(tx, t.ref, body.txHash))) {
+        throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
+      }
+      await auditTxHash(tx, orgId, t.ref);
+      if (t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
+        await enqueue(tx, [
+          webhook('tx-hash', t.beneficiaryId, t.ref, { transactionRef: t.ref, txHash: body.txHash }),
+        ]);
+      }
+      return result;
+    });
+  }
+}
+
+/** The state `event` leads to from the transaction's state, or 409 INVALID_STATE. */
+function next(t: store.TransactionRecord, event: TxEvent): State {
+  const r = transition(t.status, event, t.protocol);
+  if (!r.ok) throw new AppError('INVALID_STATE', r.reason);
+  return r.to;
+}
+
+/** Moves the transaction if it is still in the state it was read in, and appends the history row. */
+async function move(
+  tx: Queryable,
+  t: store.TransactionRecord,
+  to: State,
+  who: { actorId: string | null; actor: string; reason?: unknown },
+  extra: { declineReason?: unknown; txHash?: string } = {},
+): Promise<void> {
+  if (!(await store.updateStatus(tx, t.ref, t.status, to, extra))) {
+    throw new AppError(
+      'INVALID_STATE',
+      `The transaction changed state concurrently; it is no longer ${t.status}.`,
+    );
+  }
+  await store.appendHistory(tx, { ref: t.ref, status: to, ...who });
+}
+
+/** By the originator, after initiation: through confirm or the tx-hash command. */
+async function auditTxHash(tx: Queryable, orgId: string, ref: string): Promise<void> {
+  await recordAudit(tx, {
+    actor: `org:${orgId}`,
+    action: 'transaction.tx_hash_set',
+    subjectType: 'transaction',
+    subjectId: ref,
+  });
+}
+
+/** Events go only to an organization with a travelEndpoint at that moment (SPEC §8). */
+async function hasEndpoint(q: Queryable, orgId: string): Promise<boolean> {
+  return Boolean((await findOrganization(q, orgId))?.travelEndpoint);
+}

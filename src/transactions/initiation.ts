@@ -1,0 +1,205 @@
+/**
+ * Initiation (SPEC §6): resolve the parties, seal the personal data, write the transaction with
+ * its NEW history row and its first message (`received`, or the NOTIFY e-mail). It is the hot
+ * path, so its single write joins a group commit: concurrent initiations go to the database as
+ * one statement, an Idempotency-Key's record included unless the key is taken. A taken key (a
+ * retry, a concurrent twin, an expired record) and a refusal that must be remembered go the
+ * classic way instead (Idempotency.run), which replays the record, answers 409 to another body,
+ * or runs alone.
+ */
+import { randomUUID } from 'node:crypto';
+import { sealPii } from '../crypto/envelope.js';
+import type { Database, Queryable } from '../db/database.js';
+import { GroupCommit } from '../db/group-commit.js';
+import { email, type OutboxMessage, webhook } from '../deliveries/events.js';
+import type { Outbox } from '../deliveries/outbox.js';
+import type { Organization } from '../directory/schemas.js';
+import { findOrganization, findOrganizationByDid } from '../directory/store.js';
+import { AppError } from '../http/errors.js';
+import { type Idempotency, type IdempotencyKey, isRememberedRefusal } from '../idempotency/index.js';
+import type { InitiateRequest, InitiateResponse } from './schemas.js';
+import * as store from './store.js';
+
+/** How initiation finds organizations: in the command's transaction, or through a cache. */
+export interface OrgLookups {
+  byId(id: string): Promise<Organization | undefined>;
+  byDid(did: string): Promise<Organization | undefined>;
+}
+
+export const lookupsIn = (q: Queryable): OrgLookups => ({
+  byId: (id) => findOrganization(q, id),
+  byDid: (did) => findOrganizationByDid(q, did),
+});
+
+export class Initiations {
+  private readonly batches: GroupCommit<store.Initiation>;
+  /** Keyed initiations a group commit skipped, their key being taken. */
+  private readonly keyTaken = new WeakSet<store.Initiation>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly masterKey: Buffer,
+    private readonly lookups: OrgLookups,
+    private readonly outbox: Outbox,
+    private readonly idempotency: Idempotency,
+  ) {
+    // One batch at a time; on a database server the next batch goes out before this one's callers
+    // are answered (see GroupCommit's nextFirst).
+    this.batches = new GroupCommit((items) => this.write(items), {
+      maxBatch: 200,
+      nextFirst: db.kind === 'postgres',
+    });
+  }
+
+  async initiate(
+    originatorId: string,
+    body: InitiateRequest,
+    idem?: IdempotencyKey,
+  ): Promise<InitiateResponse> {
+    if (!idem) {
+      const prepared = await this.prepare(this.lookups, originatorId, body);
+      await this.batches.submit(prepared.initiation);
+      return prepared.response;
+    }
+    const alone = () =>
+      this.idempotency.run(originatorId, idem, async (tx) => {
+        const prepared = await this.prepare(lookupsIn(tx), originatorId, body);
+        const plan = this.outbox.plan([prepared.initiation.message], { lease: false });
+        await store.insertInitiations(tx, [prepared.initiation], plan);
+        return prepared.response;
+      });
+    let prepared: Awaited<ReturnType<typeof this.prepare>>;
+    try {
+      prepared = await this.prepare(this.lookups, originatorId, body);
+    } catch (err) {
+      if (isRememberedRefusal(err)) return alone();
+      throw err;
+    }
+    prepared.initiation.idempotency = {
+      organizationId: originatorId,
+      key: idem.key,
+      hash: idem.hash,
+      response: prepared.response,
+    };
+    await this.batches.submit(prepared.initiation);
+    if (this.keyTaken.has(prepared.initiation)) return alone();
+    this.idempotency.purgeExpired();
+    return prepared.response;
+  }
+
+  /**
+   * Writes a batch in one statement. Its webhooks that this process's worker has room for are
+   * written leased to it and handed over once committed; the statement NOTIFYs the workers of the
+   * others (one per batch, with no statement or commit of its own).
+   */
+  private async write(items: store.Initiation[]): Promise<void> {
+    const plan = this.outbox.plan(items.map((i) => i.message));
+    let written: Awaited<ReturnType<typeof store.insertInitiations>>;
+    try {
+      written = await store.insertInitiations(this.db, items, plan);
+    } catch (err) {
+      this.outbox.failed(plan);
+      throw err;
+    }
+    for (const item of written.skipped) this.keyTaken.add(item);
+    this.outbox.committed(plan, written.leaseUntil, (i) => !written.skipped.has(items[i]!));
+  }
+
+  /** Resolves the parties, seals the personal data and builds the rows and the answer. */
+  private async prepare(lookups: OrgLookups, originatorId: string, body: InitiateRequest) {
+    const originator = await lookups.byId(originatorId);
+    if (!originator) throw new AppError('UNAUTHENTICATED', 'The calling organization no longer exists.');
+    const beneficiary = await resolveBeneficiary(lookups, originatorId, body);
+    const ref = randomUUID();
+    const info = body.transactionBlockchainInfo;
+    const beneficiaryDid = beneficiary?.vaspDid ?? body.beneficiaryVASPdid ?? null;
+    const beneficiaryVaspId = beneficiary?.id ?? body.beneficiaryVASPid ?? null;
+    const message: OutboxMessage =
+      body.protocol === 'NOTIFY'
+        ? email('notify', body.notificationEmail!, ref, {
+            transactionRef: ref,
+            transactionAsset: body.transactionAsset,
+            transactionAmount: body.transactionAmount,
+            destination: info.destination,
+            originatorVASPdid: originator.vaspDid,
+            originatorName: originator.name,
+            beneficiaryVASPid: beneficiaryVaspId,
+          })
+        : webhook('received', beneficiary!.id, ref, {
+            transactionRef: ref,
+            protocol: body.protocol,
+            status: 'RECEIVER_NOTIFIED',
+            originatorVASPdid: originator.vaspDid,
+            beneficiaryVASPdid: beneficiaryDid,
+            transactionAsset: body.transactionAsset,
+            transactionAmount: body.transactionAmount,
+            transactionAssetDecimals: body.transactionAssetDecimals,
+            ivms101_data: {
+              transactionBlockchainInfo: {
+                destination: info.destination,
+                ...(info.origin === undefined ? {} : { origin: info.origin }),
+              },
+            },
+          });
+    const initiation: store.Initiation = {
+      record: {
+        ref,
+        protocol: body.protocol,
+        originatorId,
+        originatorDid: originator.vaspDid,
+        beneficiaryId: beneficiary?.id ?? null,
+        beneficiaryVaspId,
+        beneficiaryDid,
+        asset: body.transactionAsset,
+        assetDecimals: body.transactionAssetDecimals,
+        amount: body.transactionAmount,
+        origin: info.origin ?? null,
+        destination: info.destination,
+        txHash: info.txHash ?? null,
+        notificationEmail: body.notificationEmail ?? null,
+      },
+      sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
+      message,
+    };
+    const response: InitiateResponse = {
+      transactionRef: ref,
+      status: 'NEW',
+      protocol: body.protocol,
+      transactionAsset: body.transactionAsset,
+      transactionAmount: body.transactionAmount,
+      beneficiaryVASPid: beneficiaryVaspId,
+      beneficiaryVASPdid: beneficiaryDid,
+      destination: info.destination,
+    };
+    return { initiation, response };
+  }
+}
+
+async function resolveBeneficiary(lookups: OrgLookups, originatorId: string, body: InitiateRequest) {
+  const byId = body.beneficiaryVASPid === undefined ? undefined : await lookups.byId(body.beneficiaryVASPid);
+  const byDid =
+    body.beneficiaryVASPdid === undefined ? undefined : await lookups.byDid(body.beneficiaryVASPdid);
+  const unknown = (detail: string) => new AppError('UNKNOWN_COUNTERPARTY', detail);
+  const both = body.beneficiaryVASPid !== undefined && body.beneficiaryVASPdid !== undefined;
+  if (body.protocol === 'NOTIFY') {
+    // The id may name an exchange outside the directory; a DID beside it must then be outside it
+    // too, and one that resolves must resolve to the id's organization (each DID has one owner).
+    if (both && byId?.id !== byDid?.id) {
+      throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
+    }
+    if (byId?.id === originatorId)
+      throw unknown('The originator and the beneficiary are the same organization.');
+    return byId;
+  }
+  if (!byDid) throw unknown('beneficiaryVASPdid names no organization in the directory.');
+  if (both && byId?.id !== byDid.id) {
+    throw unknown('beneficiaryVASPid and beneficiaryVASPdid name different organizations.');
+  }
+  if (byDid.id === originatorId)
+    throw unknown('The originator and the beneficiary are the same organization.');
+  if (!byDid.travelEndpoint) throw unknown('The beneficiary has no travelEndpoint to receive messages.');
+  if (body.protocol === 'BASIC' && !byDid.publicKey) {
+    throw unknown('The beneficiary has no publicKey; BASIC needs one to encrypt the personal data.');
+  }
+  return byDid;
+}

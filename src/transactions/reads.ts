@@ -1,0 +1,109 @@
+/**
+ * Reads of transactions (SPEC §6): one with its history, lists, and the personal data. Only the
+ * audited `/pii` read and the delivery worker ever decrypt `pii`; every other read leaves it sealed.
+ */
+import { recordAudit } from '../audit/store.js';
+import { openPii } from '../crypto/envelope.js';
+import type { Database, Queryable } from '../db/database.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
+import { AppError, notFound } from '../http/errors.js';
+import { asParty, lockAsParty } from './party.js';
+import type { ListQuery, Transaction, TransactionSummary } from './schemas.js';
+import * as store from './store.js';
+
+const DEFAULT_PAGE = 50;
+
+export class TransactionReads {
+  constructor(
+    private readonly db: Database,
+    private readonly masterKey: Buffer,
+  ) {}
+
+  async get(orgId: string, ref: string): Promise<Transaction> {
+    const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
+    return { ...toSummary(t), history: t.history };
+  }
+
+  async list(
+    orgId: string,
+    q: ListQuery,
+  ): Promise<{ transactions: TransactionSummary[]; nextCursor: string | null }> {
+    const limit = q.limit === undefined ? DEFAULT_PAGE : Number(q.limit);
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    const rows = await store.listTransactions(this.db, {
+      organizationId: orgId,
+      role: q.role,
+      status: q.status,
+      protocol: q.protocol,
+      asset: q.asset,
+      createdAfter: q.createdAfter,
+      createdBefore: q.createdBefore,
+      after: after && { createdAt: after.at, ref: after.id },
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      transactions: page.map(toSummary),
+      nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.ref) : null,
+    };
+  }
+
+  /** The personal data, for parties entitled to it; every read is audited (SPEC §6). */
+  async readPiiAsParty(orgId: string, ref: string): Promise<{ transactionRef: string; pii: object }> {
+    return this.db.transaction(async (tx) => {
+      const t = await lockAsParty(tx, orgId, ref);
+      const entitled = orgId === t.originatorId || t.status === 'CONFIRMED' || t.status === 'DECLINED';
+      if (!entitled) {
+        throw new AppError(
+          'FORBIDDEN',
+          `The beneficiary may read the personal data once CONFIRMED; it is ${t.status}.`,
+        );
+      }
+      await recordAudit(tx, {
+        actor: `org:${orgId}`,
+        action: 'transaction.pii_read',
+        subjectType: 'transaction',
+        subjectId: t.ref,
+        details: { role: orgId === t.originatorId ? 'originator' : 'beneficiary' },
+      });
+      // The stored ref, not the one in the path: a UUID matches in either case, but the sealed
+      // data is bound to the ref exactly as it was issued (lower case).
+      return { transactionRef: t.ref, pii: (await this.decryptPii(tx, t.ref)) as object };
+    });
+  }
+
+  /** For the delivery worker's prepare stage (BASIC `received`, MAIN `confirmed-data`). */
+  async readPii(ref: string): Promise<{ originator: unknown; beneficiary: unknown }> {
+    return (await this.decryptPii(this.db, ref)) as { originator: unknown; beneficiary: unknown };
+  }
+
+  private async decryptPii(q: Queryable, ref: string): Promise<unknown> {
+    const sealed = await store.readSealedPii(q, ref);
+    if (!sealed) throw notFound('The transaction');
+    return JSON.parse(openPii(this.masterKey, ref, sealed));
+  }
+}
+
+function toSummary(t: store.TransactionRecord): TransactionSummary {
+  return {
+    transactionRef: t.ref,
+    status: t.status,
+    protocol: t.protocol,
+    transactionAsset: t.asset,
+    transactionAssetDecimals: t.assetDecimals,
+    transactionAmount: t.amount,
+    beneficiaryVASPid: t.beneficiaryVaspId,
+    beneficiaryVASPdid: t.beneficiaryDid,
+    originatorVASPdid: t.originatorDid,
+    destination: t.destination,
+    transactionBlockchainInfo: {
+      destination: t.destination,
+      ...(t.origin === null ? {} : { origin: t.origin }),
+      ...(t.txHash === null ? {} : { txHash: t.txHash }),
+    },
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    ...(t.declineReason ? { declineReason: t.declineReason } : {}),
+  };
+}
