@@ -12,7 +12,7 @@ export async function serve(config: Config): Promise<void> {
   // A handle of our own until the hub listens. Without one, the event loop runs dry while V8
   // compiles PGlite's WebAssembly, and Node then waits for every background task of V8's to end
   // (its optimizing compiler working on PGlite's functions too) before it runs anything else:
-  // the hub printed its address and only accepted a connection 70–190 ms later (2 cores).
+  // the hub would print its address and accept a connection only some time later.
   const keepAlive = setInterval(() => {}, 2 ** 30);
   try {
     await start(config);

@@ -29,16 +29,13 @@ export async function openDatabase(
 }
 
 /**
- * Starts compiling PGlite's WebAssembly (9 MB) on V8's background threads at once, before the
- * driver's and the app's modules load, so that the compilation overlaps their loading (about
- * 40 ms of start-up on a two-core machine).
+ * Starts compiling PGlite's WebAssembly on V8's background threads at once, before the driver's
+ * and the app's modules load, so that the compilation overlaps their loading.
  *
  * On two cores or fewer, one background compilation task instead of V8's default (one per
  * worker thread): V8 compiles the functions PGlite runs most with its optimizing compiler in the
- * background, and on two cores several such tasks took the CPU from the main thread while it
- * opened the database. Start-up on an existing data directory, median of 5 alternating runs:
- * 1.05 s against 1.25 s; initiate and drain rates were no lower (bench, 2 cores). The setting is
- * the process's; with more cores V8's default stays, as it was not measured there.
+ * background, and on two cores several such tasks take the CPU from the main thread while it
+ * opens the database. The setting is the process's; with more cores V8's default stays.
  */
 function compilePgliteWasm(): Promise<WebAssembly.Module> {
   if (availableParallelism() <= 2) setFlagsFromString('--wasm-num-compilation-tasks=1');

@@ -1,12 +1,12 @@
 /**
  * Embedded PostgreSQL (PGlite, WASM) in one data directory. PGlite is single-connection, so
  * it serializes statements itself; a transaction holds it exclusively until it ends. Only one
- * process may own a data directory: a lock file with the owner's pid guards it, and a second
+ * process may own a data directory: a lock file naming the owner guards it (lock.ts), and a second
  * process fails with a clear message instead of corrupting the files.
  *
  * Parameterized statements run as named prepared statements, as on PostgreSQL: PGlite's own
  * `query` parses, plans and describes every statement anew in six calls into the WASM
- * backend; at 500 initiations/s that overhead decided the hub's latency (docs/benchmarks.md).
+ * backend, and under load that overhead decides the hub's latency.
  * Here a statement is parsed and described once; each run is then one call (Bind, Execute,
  * Sync).
  */

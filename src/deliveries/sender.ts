@@ -7,11 +7,11 @@
  *
  * Sends go through undici's low-level `dispatch` with a small handler rather than `request`:
  * the answer's status and headers are all the hub needs, and skipping `request`'s response
- * stream, URL re-parsing and per-send AbortSignal halves the CPU of a send (bench: about 45 µs
- * instead of 60–90 µs a message), which is most of what one worker process spends per delivery.
+ * stream, URL re-parsing and per-send AbortSignal roughly halves the CPU of a send, which is most
+ * of what one worker process spends per delivery.
  *
- * undici itself loads on first use (the worker loads it as it starts): its module graph took
- * ~40 ms of a hub's start-up, and an API-only process sends only the test events organizations
+ * undici itself loads on first use (the worker loads it as it starts): its module graph is a
+ * noticeable part of a hub's start-up, and an API-only process sends only the test events organizations
  * ask for.
  */
 import type { IncomingHttpHeaders } from 'node:http';

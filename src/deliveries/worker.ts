@@ -93,10 +93,9 @@ export class DeliveryWorker implements LocalWorker {
   private wakeSleeper: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {
-    // Measured on PostgreSQL (bench): 50/20 drained ~4,000 msg/s, 200/100 ~6,500, 400/200
-    // ~8,000 (and 128/64 to 800/200 within the noise since sends free their slot before being
-    // recorded). The sender caps connections per receiver at 64, so a large concurrency queues
-    // on one slow receiver instead of opening hundreds of sockets to it.
+    // Sends free their slot before they are recorded, so concurrency bounds only the sends
+    // waiting for answers. The sender caps connections per receiver, so a large concurrency
+    // queues on one slow receiver instead of opening hundreds of sockets to it.
     this.concurrency = o.concurrency ?? 400;
     this.maxUnrecorded = o.maxUnrecorded ?? 1000;
     this.batchSize = o.batchSize ?? 200;
@@ -286,9 +285,8 @@ export class DeliveryWorker implements LocalWorker {
    * is enough.
    */
   private maintain(claimMs: number): void {
-    // The first claim is slow for want of warm caches, not because the outbox needs a vacuum: on
-    // PGlite it took 27–38 ms on existing data, and the vacuum it started blocked the one thread
-    // at every start (the longer the larger the outbox).
+    // The first claim is slow for want of warm caches, not because the outbox needs a vacuum;
+    // on PGlite a vacuum started then would block the one thread at every start.
     const warm = this.claimedOnce;
     this.claimedOnce = true;
     if (this.maintaining) return;
