@@ -111,7 +111,7 @@ async function main() {
       });
       const db = await openPglite(dataDir);
       cleanup.push(() => db.close());
-      await migrate(db);
+      await migrate(db, { masterKey });
       const built = await buildApp({
         config,
         db,

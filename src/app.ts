@@ -133,6 +133,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     // What deliveries do to transactions: the transaction service below, unless a test says otherwise.
     hooks: hooks ?? {
       readPii: (ref) => transactions.readPii(ref),
+      readReason: (ref) => transactions.readReason(ref),
       deliveryOutcomes: (tx, delivered) => transactions.deliveryOutcomes(tx, delivered),
     },
     registry,

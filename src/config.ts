@@ -22,6 +22,10 @@ export interface Config {
   readonly retrySchedule: readonly number[];
   readonly assetTableFile: string | undefined;
   readonly publicUrl: string | undefined;
+  /** Sends in flight to one organization at most, per worker. */
+  readonly maxInflightPerRecipient: number;
+  /** NOTIFY e-mails an unverified organization may cause per 24 hours. */
+  readonly notifyDailyLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +92,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retrySchedule: Object.freeze(retrySchedule),
     assetTableFile: str('HUB_ASSET_TABLE'),
     publicUrl,
+    maxInflightPerRecipient: integer(
+      str('HUB_MAX_INFLIGHT_PER_RECIPIENT'),
+      'HUB_MAX_INFLIGHT_PER_RECIPIENT',
+      16,
+      1,
+      10_000,
+    ),
+    notifyDailyLimit: integer(str('HUB_NOTIFY_DAILY_LIMIT'), 'HUB_NOTIFY_DAILY_LIMIT', 50, 0, 1_000_000),
   });
 }
 
@@ -114,9 +126,9 @@ function boolean(v: string | undefined, name: string, dflt: boolean): boolean {
 }
 
 /** What an operator key must be: what the hub can accept in `x-api-key` (auth takes ≤ 256 characters). */
-export const ADMIN_KEY_RULE = 'must be 24 to 256 printable ASCII characters (spaces only between others)';
+export const ADMIN_KEY_RULE = 'must be 32 to 256 printable ASCII characters (spaces only between others)';
 
 /** Printable ASCII; a space only inside, since HTTP drops the spaces around a header's value. */
 export function isUsableAdminKey(key: string): boolean {
-  return /^[\x21-\x7e][\x20-\x7e]{22,254}[\x21-\x7e]$/.test(key);
+  return /^[\x21-\x7e][\x20-\x7e]{30,254}[\x21-\x7e]$/.test(key);
 }

@@ -44,9 +44,9 @@ describe('travel-rule-hub command', () => {
       [{ HUB_WORKER: 'maybe' }, /HUB_WORKER must be true or false/],
       [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, /HUB_ADMIN_KEY is required when DATABASE_URL is set/],
       // Keys the hub could never accept in x-api-key (over 256 characters, not ASCII), or too short.
-      [{ HUB_ADMIN_KEY: 'a'.repeat(300) }, /^travel-rule-hub: HUB_ADMIN_KEY must be 24 to 256 printable/],
-      [{ HUB_ADMIN_KEY: 'operator-key-über-lang-genug-2026' }, /HUB_ADMIN_KEY must be 24 to 256/],
-      [{ HUB_ADMIN_KEY: 'short' }, /HUB_ADMIN_KEY must be 24 to 256/],
+      [{ HUB_ADMIN_KEY: 'a'.repeat(300) }, /^travel-rule-hub: HUB_ADMIN_KEY must be 32 to 256 printable/],
+      [{ HUB_ADMIN_KEY: 'operator-key-über-lang-genug-2026' }, /HUB_ADMIN_KEY must be 32 to 256/],
+      [{ HUB_ADMIN_KEY: 'short' }, /HUB_ADMIN_KEY must be 32 to 256/],
       [{ HOST: '999.1.1.1', PORT: '0' }, /^travel-rule-hub: HOST\/PORT: cannot listen on 999\.1\.1\.1:0: /],
       [
         { HUB_ASSET_TABLE: '/nonexistent/assets.json' },
@@ -69,7 +69,7 @@ describe('travel-rule-hub command', () => {
       assert.notEqual(r.code, 0);
       assert.equal(
         r.stderr.trim(),
-        `travel-rule-hub: ${join(dir, 'admin.key')} (HUB_ADMIN_KEY) must be 24 to 256 printable ASCII characters (spaces only between others)`,
+        `travel-rule-hub: ${join(dir, 'admin.key')} (HUB_ADMIN_KEY) must be 32 to 256 printable ASCII characters (spaces only between others)`,
       );
     }
   });

@@ -132,7 +132,7 @@ export class TestHub {
     this.db = this.config.databaseUrl
       ? await openPostgres(this.config.databaseUrl, 10)
       : await openPglite(this.config.dataDir);
-    await migrate(this.db);
+    await migrate(this.db, { masterKey: this.masterKey });
     const logs = this.logs;
     const logStream = new Writable({
       write(chunk, _enc, cb) {
@@ -258,7 +258,10 @@ export async function pgAdmin<T extends pg.QueryResultRow = pg.QueryResultRow>(
 async function pgliteTemplate(): Promise<string> {
   const migrations = join(ROOT, 'migrations');
   const hash = createHash('sha256');
-  for (const f of readdirSync(migrations).sort()) hash.update(f).update(readFileSync(join(migrations, f)));
+  const steps = join(ROOT, 'src', 'db', 'steps');
+  for (const dir of [migrations, steps]) {
+    for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)));
+  }
   const dir = join(tmpdir(), `trh-pglite-template-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(join(dir, 'pgdata'))) return join(dir, 'pgdata');
   const work = mkdtempSync(join(tmpdir(), 'trh-template-work-'));

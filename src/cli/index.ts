@@ -36,9 +36,9 @@ program
   .description('apply pending database migrations and exit')
   .action(() =>
     withDirectory(
-      async (db) => {
+      async (db, _directory, masterKey) => {
         const { migrate } = await import('../db/migrate.js');
-        const applied = await migrate(db);
+        const applied = await migrate(db, { masterKey });
         print({ applied });
       },
       { migrate: false },
@@ -109,7 +109,7 @@ key
 registerParticipantCommands(program);
 
 async function withDirectory(
-  fn: (db: Database, directory: DirectoryService) => Promise<void>,
+  fn: (db: Database, directory: DirectoryService, masterKey: Buffer) => Promise<void>,
   options: { migrate?: boolean } = {},
 ) {
   const config = loadConfig();
@@ -117,10 +117,14 @@ async function withDirectory(
   // On stderr: stdout is the command's JSON.
   const keyLine = generatedKeyLine(secrets, config);
   if (keyLine) process.stderr.write(`${keyLine}\n`);
-  const db = await openDatabase(config, options);
+  const db = await openDatabase(config, { ...options, masterKey: secrets.masterKey });
   try {
     const { DirectoryService } = await import('../directory/service.js');
-    await fn(db, new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints));
+    await fn(
+      db,
+      new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints),
+      secrets.masterKey,
+    );
   } finally {
     await db.close();
   }

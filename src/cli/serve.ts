@@ -26,6 +26,7 @@ async function start(config: Config): Promise<void> {
   // Open the database while the app's modules load: start-up is mostly these two.
   let migrated: string[] = [];
   const opening = openDatabase(config, {
+    masterKey: secrets.masterKey,
     onMigrated: (applied) => {
       migrated = applied;
     },

@@ -13,6 +13,7 @@ export async function runWorker(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
   let migrated: string[] = [];
   const db = await openDatabase(config, {
+    masterKey: secrets.masterKey,
     onMigrated: (applied) => {
       migrated = applied;
     },

@@ -24,7 +24,7 @@ export async function openapiDocument(): Promise<Record<string, unknown>> {
   const masterKey = randomBytes(32);
   const config = loadConfig({
     HUB_LOG_LEVEL: 'silent',
-    HUB_ADMIN_KEY: 'openapi-document-generation-key',
+    HUB_ADMIN_KEY: 'openapi-document-generation-operator-key',
     HUB_MASTER_KEY: masterKey.toString('base64'),
     HUB_WORKER: 'false',
   });

@@ -1,18 +1,34 @@
 /**
- * Forward-only migrations: `migrations/NNNN_name.sql`, applied in order in one transaction
- * (all or none), each recorded in `schema_migrations`. The same files run on PGlite and PostgreSQL.
- * An advisory lock keeps two processes starting at once from applying the same file twice.
+ * Forward-only migrations, applied in order in one transaction (all or none), each recorded in
+ * `schema_migrations`. Most are `migrations/NNNN_name.sql`, the same files on PGlite and
+ * PostgreSQL; a few are data steps in code (steps/), for changes SQL cannot make alone (sealing
+ * stored data needs the master key). Both kinds share one numbering. An advisory lock keeps two
+ * processes starting at once from applying the same migration twice.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Database } from './database.js';
+import type { Database, Queryable } from './database.js';
+import { sealReasons } from './steps/0008_seal_reasons.js';
 
 const DIR = new URL('../../migrations/', import.meta.url);
 const LOCK_ID = 7_202_611; // arbitrary constant shared by every hub process
 
-export async function migrate(db: Database): Promise<string[]> {
-  const files = readdirSync(DIR)
+export interface MigrateOptions {
+  /** For data steps that seal stored data; a step that needs it and finds data fails without it. */
+  masterKey?: Buffer;
+}
+
+type Step = { name: string; run: (tx: Queryable, options: MigrateOptions) => Promise<void> };
+
+const CODE_STEPS: Step[] = [{ name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) }];
+
+function steps(): Step[] {
+  const sql = readdirSync(DIR)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
-    .sort();
+    .map((file): Step => ({ name: file, run: (tx) => tx.exec(readFileSync(new URL(file, DIR), 'utf8')) }));
+  return [...sql, ...CODE_STEPS].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export async function migrate(db: Database, options: MigrateOptions = {}): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
     await tx.query(
@@ -22,12 +38,11 @@ export async function migrate(db: Database): Promise<string[]> {
       (await tx.query<{ name: string }>('SELECT name FROM schema_migrations')).map((r) => r.name),
     );
     const applied: string[] = [];
-    for (const file of files) {
-      if (done.has(file)) continue;
-      const sql = readFileSync(new URL(file, DIR), 'utf8');
-      await tx.exec(sql);
-      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
-      applied.push(file);
+    for (const step of steps()) {
+      if (done.has(step.name)) continue;
+      await step.run(tx, options);
+      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [step.name]);
+      applied.push(step.name);
     }
     return applied;
   });

@@ -9,7 +9,7 @@ import { migrate } from './migrate.js';
 
 export async function openDatabase(
   config: Config,
-  options: { migrate?: boolean; onMigrated?: (applied: string[]) => void } = {},
+  options: { migrate?: boolean; masterKey?: Buffer; onMigrated?: (applied: string[]) => void } = {},
 ): Promise<Database> {
   // Only the driver in use is loaded.
   const wasm = config.databaseUrl ? undefined : compilePgliteWasm();
@@ -18,7 +18,7 @@ export async function openDatabase(
     : await (await import('./pglite.js')).openPglite(config.dataDir, wasm);
   if (options.migrate !== false) {
     try {
-      const applied = await migrate(db); // not inside `?.(…)`: that would skip it without a listener
+      const applied = await migrate(db, { masterKey: options.masterKey }); // not inside `?.(…)`: that would skip it without a listener
       options.onMigrated?.(applied);
     } catch (err) {
       await db.close();

@@ -6,8 +6,9 @@
  * event-name types, the outbox message type, the receiver's known events, the OpenAPI document's
  * `webhooks` section (and so the typed client), and the docs table (kept in step by a test).
  *
- * Invariant: an outbox payload never holds personal data. Events whose body carries some list it
- * in `adds`; the worker's prepare stage reads it from the sealed transaction just before sending.
+ * Invariant: an outbox payload never holds personal data, nor a decline or cancel reason (SPEC §13).
+ * Events whose body carries some list it in `adds`; the worker's prepare stage reads it from the
+ * sealed transaction just before sending.
  */
 import { type Static, type TObject, Type } from 'typebox';
 import { DOCUMENTED_AS } from '../http/documented-as.js';
@@ -17,7 +18,7 @@ import { DeclineReason, Protocol, Ref } from '../transactions/schemas.js';
 export type Recipient = 'beneficiary' | 'originator' | 'caller';
 
 /** What the prepare stage adds to a payload at send time (never stored in the outbox). */
-export type Addition = 'encryptedPii' | 'ivms101Data';
+export type Addition = 'encryptedPii' | 'ivms101Data' | 'reason';
 
 interface WebhookEventDef<P extends TObject = TObject> {
   readonly to: Recipient;
@@ -118,9 +119,15 @@ export const WEBHOOK_EVENTS = {
     payload: Type.Object({
       transactionRef: Ref,
       status: Type.Literal('DECLINED'),
+      beneficiaryVASPdid: NullableDid,
+    }),
+    body: Type.Object({
+      transactionRef: Ref,
+      status: Type.Literal('DECLINED'),
       reason: DeclineReason,
       beneficiaryVASPdid: NullableDid,
     }),
+    adds: ['reason'],
   }),
   'tx-hash': webhookEvent({
     to: 'beneficiary',

@@ -8,6 +8,8 @@ import type { OutboxMessage } from './events.js';
 export interface DeliveryHooks {
   /** The transaction's `pii` exactly as submitted (decrypted from the sealed copy). */
   readPii(transactionRef: string): Promise<{ originator: unknown; beneficiary: unknown }>;
+  /** The transaction's decline or cancel reason as its webhook shows it (opened from the sealed copy). */
+  readReason(transactionRef: string): Promise<unknown>;
   /**
    * Called inside the database transaction that marks messages DELIVERED (a batch of them), so
    * the state changes they cause (SPEC §7: `received` or the NOTIFY e-mail → RECEIVER_NOTIFIED)

@@ -84,6 +84,9 @@ export class WebhookPreparer {
         body = { ...body, ivms101_data: { ...data, encryptedPii } };
       } else if (addition === 'ivms101Data') {
         body = { ...body, ivms101Data: await this.hooks.readPii(requireRef(m.transactionRef)) };
+      } else if (addition === 'reason') {
+        const reason = await this.hooks.readReason(requireRef(m.transactionRef));
+        if (reason !== undefined) body = { ...body, reason };
       }
     }
     return { ok: true, value: body };

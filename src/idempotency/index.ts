@@ -4,11 +4,13 @@
  * state (REMEMBERED_REFUSALS). A repeat with the same key and body gets that answer again; another
  * body is 409 IDEMPOTENCY_CONFLICT. Requests with one key run one at a time (an advisory lock), so
  * a retry sent while the first still runs waits for its answer instead of meeting the state the
- * first one left. A group commit may take a key without that lock (store.recordKeysThen): a
+ * first one left. Answers recorded here are sealed like personal data (a decline's answer quotes
+ * its reason). A group commit may take a key without that lock (store.recordKeysThen): a
  * command that finds the key taken when it saves undoes its run and replays that record.
  */
 import { createHmac, hkdfSync } from 'node:crypto';
 import { configure } from 'safe-stable-stringify';
+import { openPii, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, type ErrorCode, type FieldProblem } from '../http/errors.js';
 import * as store from './store.js';
@@ -70,7 +72,7 @@ export class Idempotency {
 
   constructor(
     private readonly db: Database,
-    masterKey: Buffer,
+    private readonly masterKey: Buffer,
   ) {
     this.requestHash = requestHasher(masterKey);
   }
@@ -83,7 +85,7 @@ export class Idempotency {
   ): Promise<T> {
     if (!idem) return this.db.transaction(fn);
     const prior = await store.findIdempotent(this.db, orgId, idem.key);
-    if (prior) return replay<T>(prior, idem);
+    if (prior) return this.replay<T>(orgId, prior, idem);
     this.purgeExpired();
     const outcome = await this.db
       .transaction(async (tx): Promise<Outcome<T>> => {
@@ -103,7 +105,8 @@ export class Idempotency {
           'result' in answer
             ? answer.result
             : { code: answer.refused.code, detail: answer.refused.detail, errors: answer.refused.errors };
-        if (!(await store.saveIdempotent(tx, orgId, idem.key, idem.hash, stored, 'refused' in answer))) {
+        const sealed = sealPii(this.masterKey, context(orgId, idem.key), JSON.stringify(stored));
+        if (!(await store.saveIdempotent(tx, orgId, idem.key, idem.hash, sealed, 'refused' in answer))) {
           throw KEY_TAKEN;
         }
         return answer;
@@ -114,7 +117,7 @@ export class Idempotency {
         if (!live) throw new Error('the Idempotency-Key record that took the key is gone');
         return { replay: live };
       });
-    if ('replay' in outcome) return replay<T>(outcome.replay, idem);
+    if ('replay' in outcome) return this.replay<T>(orgId, outcome.replay, idem);
     if ('refused' in outcome) throw outcome.refused;
     return outcome.result;
   }
@@ -130,15 +133,22 @@ export class Idempotency {
       // the next keyed command tries again a minute later
     });
   }
+
+  private replay<T>(orgId: string, prior: store.StoredResponse, idem: IdempotencyKey): T {
+    if (!prior.hash.equals(idem.hash)) {
+      throw new AppError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with a different request.');
+    }
+    const response =
+      prior.sealed === null
+        ? prior.response
+        : JSON.parse(openPii(this.masterKey, context(orgId, idem.key), prior.sealed));
+    if (prior.failed) {
+      const refused = response as { code: ErrorCode; detail: string; errors?: FieldProblem[] };
+      throw new AppError(refused.code, refused.detail, refused.errors);
+    }
+    return response as T;
+  }
 }
 
-function replay<T>(prior: store.StoredResponse, idem: IdempotencyKey): T {
-  if (!prior.hash.equals(idem.hash)) {
-    throw new AppError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with a different request.');
-  }
-  if (prior.failed) {
-    const refused = prior.response as { code: ErrorCode; detail: string; errors?: FieldProblem[] };
-    throw new AppError(refused.code, refused.detail, refused.errors);
-  }
-  return prior.response as T;
-}
+/** Associated data of a sealed answer: the organization and its key. */
+const context = (orgId: string, key: string) => `idempotency:${orgId}/${key}`;

@@ -7,7 +7,10 @@ import { toBuffer } from '../db/database.js';
 
 export interface StoredResponse {
   hash: Buffer;
+  /** The answer as the group commit stored it; undefined when it is sealed. */
   response: unknown;
+  /** The answer of a command run on its own, sealed (see Idempotency). */
+  sealed: Buffer | null;
   /** The command was refused; `response` is the problem's code, detail and errors. */
   failed: boolean;
 }
@@ -29,12 +32,19 @@ export async function findIdempotent(
   key: string,
 ): Promise<StoredResponse | undefined> {
   const rows = await q.query(
-    `SELECT request_hash, response, failed FROM idempotency_keys
+    `SELECT request_hash, response, sealed_response, failed FROM idempotency_keys
       WHERE organization_id = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
     [organizationId, key],
   );
   const r = rows[0];
-  return r && { hash: toBuffer(r.request_hash), response: r.response, failed: r.failed === true };
+  return (
+    r && {
+      hash: toBuffer(r.request_hash),
+      response: r.response ?? undefined,
+      sealed: r.sealed_response == null ? null : toBuffer(r.sealed_response),
+      failed: r.failed === true,
+    }
+  );
 }
 
 /**
@@ -46,18 +56,18 @@ export async function saveIdempotent(
   organizationId: string,
   key: string,
   hash: Buffer,
-  response: unknown,
+  sealedResponse: Buffer,
   failed: boolean,
 ): Promise<boolean> {
   const rows = await q.query(
-    `INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, response, failed)
+    `INSERT INTO idempotency_keys (organization_id, idempotency_key, request_hash, sealed_response, failed)
      VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (organization_id, idempotency_key) DO UPDATE
-       SET request_hash = excluded.request_hash, response = excluded.response, failed = excluded.failed,
-           created_at = now()
+       SET request_hash = excluded.request_hash, response = NULL, sealed_response = excluded.sealed_response,
+           failed = excluded.failed, created_at = now()
        WHERE idempotency_keys.created_at <= now() - interval '24 hours'
      RETURNING organization_id`,
-    [organizationId, key, hash, response, failed],
+    [organizationId, key, hash, sealedResponse, failed],
   );
   return rows.length === 1;
 }

@@ -13,11 +13,15 @@ import { AppError } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
 import type { DeclineCategory } from './decline.js';
 import { lockAsParty } from './party.js';
+import { sealReason } from './reasons.js';
 import { type State, type TxEvent, transition } from './state-machine.js';
 import * as store from './store.js';
 
 export class TransactionCommands {
-  constructor(private readonly idempotency: Idempotency) {}
+  constructor(
+    private readonly idempotency: Idempotency,
+    private readonly masterKey: Buffer,
+  ) {}
 
   confirm(orgId: string, body: { transactionRef: string; txHash?: string }, idem?: IdempotencyKey) {
     return this.idempotency.run(orgId, idem, async (tx) => {
@@ -62,19 +66,19 @@ export class TransactionCommands {
       const t = await lockAsParty(tx, orgId, body.transactionRef);
       if (orgId !== t.beneficiaryId) throw new AppError('FORBIDDEN', 'Only the beneficiary may decline.');
       const to = next(t, 'decline');
+      const sealedReason = sealReason(this.masterKey, t.ref, reason);
       await move(
         tx,
         t,
         to,
-        { actorId: orgId, actor: t.beneficiaryDid ?? orgId, reason },
-        { declineReason: reason },
+        { actorId: orgId, actor: t.beneficiaryDid ?? orgId, sealedReason },
+        { sealedReason },
       );
       if (await hasEndpoint(tx, t.originatorId)) {
         await enqueue(tx, [
           webhook('declined', t.originatorId, t.ref, {
             transactionRef: t.ref,
             status: 'DECLINED',
-            reason,
             beneficiaryVASPdid: t.beneficiaryDid,
           }),
         ]);
@@ -121,8 +125,8 @@ async function move(
   tx: Queryable,
   t: store.TransactionRecord,
   to: State,
-  who: { actorId: string | null; actor: string; reason?: unknown },
-  extra: { declineReason?: unknown; txHash?: string } = {},
+  who: { actorId: string | null; actor: string; sealedReason?: Buffer },
+  extra: { sealedReason?: Buffer; txHash?: string } = {},
 ): Promise<void> {
   if (!(await store.updateStatus(tx, t.ref, t.status, to, extra))) {
     throw new AppError(

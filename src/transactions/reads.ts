@@ -8,6 +8,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError, notFound } from '../http/errors.js';
 import { asParty, lockAsParty } from './party.js';
+import { type DeclineReason, openReason } from './reasons.js';
 import type { ListQuery, Transaction, TransactionSummary } from './schemas.js';
 import * as store from './store.js';
 
@@ -21,7 +22,7 @@ export class TransactionReads {
 
   async get(orgId: string, ref: string): Promise<Transaction> {
     const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
-    return { ...toSummary(t), history: t.history };
+    return { ...toSummary(t, this.masterKey), history: t.history };
   }
 
   async list(
@@ -44,7 +45,7 @@ export class TransactionReads {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      transactions: page.map(toSummary),
+      transactions: page.map((t) => toSummary(t, this.masterKey)),
       nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.ref) : null,
     };
   }
@@ -78,6 +79,13 @@ export class TransactionReads {
     return (await this.decryptPii(this.db, ref)) as { originator: unknown; beneficiary: unknown };
   }
 
+  /** For the worker's prepare stage: the decline (or cancel) reason, opened from its sealed copy. */
+  async readReason(ref: string): Promise<unknown> {
+    const t = await store.findTransaction(this.db, ref);
+    if (!t?.sealedReason) return undefined;
+    return openReason(this.masterKey, t.ref, t.sealedReason);
+  }
+
   private async decryptPii(q: Queryable, ref: string): Promise<unknown> {
     const sealed = await store.readSealedPii(q, ref);
     if (!sealed) throw notFound('The transaction');
@@ -85,7 +93,11 @@ export class TransactionReads {
   }
 }
 
-function toSummary(t: store.TransactionRecord): TransactionSummary {
+function toSummary(t: store.TransactionRecord, masterKey: Buffer): TransactionSummary {
+  const declineReason =
+    t.status === 'DECLINED' && t.sealedReason
+      ? openReason<DeclineReason>(masterKey, t.ref, t.sealedReason)
+      : undefined;
   return {
     transactionRef: t.ref,
     status: t.status,
@@ -104,6 +116,6 @@ function toSummary(t: store.TransactionRecord): TransactionSummary {
     },
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
-    ...(t.declineReason ? { declineReason: t.declineReason } : {}),
+    ...(declineReason === undefined ? {} : { declineReason }),
   };
 }

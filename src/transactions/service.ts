@@ -25,7 +25,7 @@ export class TransactionService implements DeliveryHooks {
   constructor(db: Database, masterKey: Buffer, outbox: Outbox, lookups: OrgLookups = lookupsIn(db)) {
     this.idempotency = new Idempotency(db, masterKey);
     this.initiations = new Initiations(db, masterKey, lookups, outbox, this.idempotency);
-    this.commands = new TransactionCommands(this.idempotency);
+    this.commands = new TransactionCommands(this.idempotency, masterKey);
     this.reads = new TransactionReads(db, masterKey);
   }
 
@@ -46,6 +46,11 @@ export class TransactionService implements DeliveryHooks {
   /** DeliveryHooks: the personal data for the worker's prepare stage. */
   readPii(ref: string) {
     return this.reads.readPii(ref);
+  }
+
+  /** DeliveryHooks: the transaction's decline or cancel reason, for the worker's prepare stage. */
+  readReason(ref: string) {
+    return this.reads.readReason(ref);
   }
 
   /** DeliveryHooks: what delivered messages do to their transactions (outcomes.ts). */

@@ -9,7 +9,6 @@ import {
   type OutboxPlan,
 } from '../deliveries/outbox.js';
 import { KEY_INPUT_COLUMNS, type KeyRecord, keyInput, recordKeysThen } from '../idempotency/store.js';
-import type { DeclineCategory } from './decline.js';
 import type { Protocol, State } from './state-machine.js';
 
 export interface TransactionRecord {
@@ -28,14 +27,15 @@ export interface TransactionRecord {
   destination: string;
   txHash: string | null;
   notificationEmail: string | null;
-  declineReason: { category: DeclineCategory; description: string } | null;
+  /** The decline (or cancel) reason, sealed (reasons.ts). */
+  sealedReason: Buffer | null;
   createdAt: string;
   updatedAt: string;
 }
 
 const COLUMNS = `ref, protocol, status, originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
   beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
-  notification_email, decline_reason, created_at, updated_at`;
+  notification_email, sealed_reason, created_at, updated_at`;
 
 function toRecord(r: Record<string, unknown>): TransactionRecord {
   return {
@@ -54,7 +54,7 @@ function toRecord(r: Record<string, unknown>): TransactionRecord {
     destination: r.destination_address as string,
     txHash: (r.tx_hash as string | null) ?? null,
     notificationEmail: (r.notification_email as string | null) ?? null,
-    declineReason: (r.decline_reason as TransactionRecord['declineReason']) ?? null,
+    sealedReason: r.sealed_reason == null ? null : toBuffer(r.sealed_reason),
     createdAt: toIso(r.created_at),
     updatedAt: toIso(r.updated_at),
   };
@@ -62,7 +62,7 @@ function toRecord(r: Record<string, unknown>): TransactionRecord {
 
 /** A new transaction with its first history row and its first outbox message. */
 export interface Initiation {
-  record: Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'declineReason' | 'status'>;
+  record: Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'sealedReason' | 'status'>;
   sealedPii: Buffer;
   message: OutboxMessage;
   /** With an Idempotency-Key: its record, written with the transaction unless the key is taken. */
@@ -185,15 +185,15 @@ export async function updateStatus(
   ref: string,
   from: State,
   to: State,
-  extra: { declineReason?: unknown; txHash?: string } = {},
+  extra: { sealedReason?: Buffer; txHash?: string } = {},
 ): Promise<boolean> {
   const rows = await q.query(
     `UPDATE transactions
         SET status = $3, updated_at = clock_timestamp(),
-            decline_reason = coalesce($4, decline_reason), tx_hash = coalesce($5, tx_hash)
+            sealed_reason = coalesce($4, sealed_reason), tx_hash = coalesce($5, tx_hash)
       WHERE ref = $1 AND status = $2
       RETURNING ref`,
-    [ref, from, to, extra.declineReason ?? null, extra.txHash ?? null],
+    [ref, from, to, extra.sealedReason ?? null, extra.txHash ?? null],
   );
   return rows.length === 1;
 }
@@ -254,11 +254,11 @@ export async function applyHubMoves(
 
 export async function appendHistory(
   q: Queryable,
-  h: { ref: string; status: State; actorId: string | null; actor: string; reason?: unknown },
+  h: { ref: string; status: State; actorId: string | null; actor: string; sealedReason?: Buffer },
 ): Promise<void> {
   await q.query(
-    'INSERT INTO transaction_history (transaction_ref, status, actor_id, actor, reason) VALUES ($1, $2, $3, $4, $5)',
-    [h.ref, h.status, h.actorId, h.actor, h.reason ?? null],
+    'INSERT INTO transaction_history (transaction_ref, status, actor_id, actor, sealed_reason) VALUES ($1, $2, $3, $4, $5)',
+    [h.ref, h.status, h.actorId, h.actor, h.sealedReason ?? null],
   );
 }
 

@@ -60,6 +60,9 @@ function fakeHooks() {
     async readPii() {
       return { originator: { who: 'o' }, beneficiary: { who: 'b' } };
     },
+    async readReason() {
+      return undefined;
+    },
     async deliveryOutcomes(_tx: Queryable, ds: readonly Outcome[]) {
       for (const d of ds) {
         const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;

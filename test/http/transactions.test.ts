@@ -6,8 +6,9 @@ import { it } from 'node:test';
 import { configure } from 'safe-stable-stringify';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { purgeIdempotent } from '../../src/idempotency/store.js';
+import { openReason } from '../../src/transactions/reasons.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
-import { basicRequest, type Json, mainRequest, notifyRequest } from '../support/requests.js';
+import { basicRequest, type Json, mainRequest, notifyRequest, uniqueName } from '../support/requests.js';
 
 const stableJson = configure({ deterministic: true, strict: true });
 
@@ -491,20 +492,21 @@ eachBackend(
       const tx = await read(ref, originator.apiKey);
       assert.deepEqual(tx.body.declineReason, reason);
       assert.equal(tx.body.history.at(-1).status, 'DECLINED');
+      // Recorded for audit with the history row, sealed like personal data (SPEC §13).
       const rows = await hub().db.query(
-        "SELECT reason FROM transaction_history WHERE transaction_ref = $1 AND status = 'DECLINED'",
+        "SELECT sealed_reason FROM transaction_history WHERE transaction_ref = $1 AND status = 'DECLINED'",
         [ref],
       );
-      assert.deepEqual(rows[0]!.reason, reason);
+      assert.deepEqual(openReason(hub().masterKey, ref, rows[0]!.sealed_reason as Uint8Array), reason);
       const declined = await hub().db.query(
         "SELECT organization_id, payload FROM deliveries WHERE transaction_ref = $1 AND event = 'declined'",
         [ref],
       );
       assert.equal(declined[0]!.organization_id, originator.id);
+      // The reason is added at send time from the sealed copy (the webhook suites check the body).
       assert.deepEqual(declined[0]!.payload, {
         transactionRef: ref,
         status: 'DECLINED',
-        reason,
         beneficiaryVASPdid: beneficiary.vaspDid,
       });
     });
@@ -900,6 +902,50 @@ eachBackend(
           'the search does see data stored in clear (the destination address)',
         );
       }
+    });
+
+    it('keeps a decline reason sealed at rest, and shows it to the parties and in a replayed answer', async () => {
+      await setup();
+      const ref = await confirmedMain();
+      const description = `Listed as ${uniqueName()} on the sanctions list`;
+      const reason = { category: 'SANCTIONS_MATCH', description };
+      const key = { 'Idempotency-Key': `decline-${ref}` };
+      const declined = await hub().request('POST', '/v1/transactions/decline', {
+        key: beneficiary.apiKey,
+        body: { transactionRef: ref, reason },
+        headers: key,
+      });
+      assert.equal(declined.status, 200, declined.text);
+      assert.deepEqual(declined.body.reason, reason);
+      for (const table of [
+        'transactions',
+        'transaction_history',
+        'deliveries',
+        'idempotency_keys',
+        'audit_events',
+      ]) {
+        const rows = await hub().db.query(`SELECT t::text AS row FROM ${table} t`);
+        assert.ok(
+          !rows.some((r) => String(r.row).includes(description)),
+          `${table} holds the reason in clear`,
+        );
+      }
+      const again = await hub().request('POST', '/v1/transactions/decline', {
+        key: beneficiary.apiKey,
+        body: { transactionRef: ref, reason },
+        headers: key,
+      });
+      assert.deepEqual(again.body, declined.body, 'the replayed answer is the first one');
+      for (const party of [originator, beneficiary]) {
+        assert.deepEqual((await read(ref, party.apiKey)).body.declineReason, reason);
+      }
+      const listed = await hub().request('GET', '/v1/transactions?status=DECLINED', {
+        key: originator.apiKey,
+      });
+      assert.deepEqual(
+        listed.body.transactions.find((t: Json) => t.transactionRef === ref)?.declineReason,
+        reason,
+      );
     });
   },
   // Deliveries are driven by hand here (acknowledgeReceived); the delivery suites test the worker.

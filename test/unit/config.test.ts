@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { isUsableAdminKey } from '../../src/config.js';
 
-it('takes an operator key the hub can be sent in x-api-key: printable ASCII, 24 to 256, spaces inside only', () => {
+it('takes an operator key the hub can be sent in x-api-key: printable ASCII, 32 to 256, spaces inside only', () => {
   assert.ok(isUsableAdminKey('my operator key with spaces 2026'), 'HTTP keeps spaces inside a value');
-  assert.ok(isUsableAdminKey('x'.repeat(24)) && isUsableAdminKey('x'.repeat(256)));
+  assert.ok(isUsableAdminKey('x'.repeat(32)) && isUsableAdminKey('x'.repeat(256)));
   for (const bad of [
-    'x'.repeat(23),
+    'x'.repeat(31),
     'x'.repeat(257),
     ` ${'x'.repeat(30)}`,
     `${'x'.repeat(30)} `,

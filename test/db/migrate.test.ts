@@ -1,0 +1,139 @@
+/**
+ * Migrations on data written before them: the data step 0008 seals the decline reasons that
+ * earlier builds stored in plaintext, and 0009 drops the plaintext columns. On PGlite and PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { openPglite } from '../../src/db/pglite.js';
+import { openPostgres } from '../../src/db/postgres.js';
+import { openReason } from '../../src/transactions/reasons.js';
+import { PG_ADMIN_URL, pgAdmin } from '../harness.js';
+
+const MIGRATIONS = new URL('../../migrations/', import.meta.url);
+
+/** A database as a build before 0008 left it: the SQL migrations up to 0007 applied. */
+async function databaseBefore0008(db: Database): Promise<void> {
+  await db.exec(
+    'CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  for (const file of readdirSync(MIGRATIONS).sort()) {
+    if (file >= '0008') break;
+    await db.exec(readFileSync(new URL(file, MIGRATIONS), 'utf8'));
+    await db.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+  }
+}
+
+/** A declined transaction as earlier builds stored it: the reason in plaintext in three tables. */
+async function declinedInPlaintext(db: Database, reason: object): Promise<string> {
+  const org = randomUUID();
+  const ref = randomUUID();
+  await db.query(`INSERT INTO organizations (id, name, vasp_did) VALUES ($1, 'A', $2)`, [
+    org,
+    `did:web:${org}.example`,
+  ]);
+  await db.query(
+    `INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id, asset,
+       asset_decimals, amount, destination_address, sealed_pii, decline_reason)
+     VALUES ($1, 'MAIN', 'DECLINED', $2, 'did:web:a.example', $2, 'BTC-BTC', 8, '1', 'bc1q', '\\x00', $3)`,
+    [ref, org, reason],
+  );
+  await db.query(
+    `INSERT INTO transaction_history (transaction_ref, status, actor, reason) VALUES ($1, 'DECLINED', 'did:web:b', $2)`,
+    [ref, reason],
+  );
+  await db.query(
+    `INSERT INTO deliveries (id, message_id, channel, event, organization_id, transaction_ref, payload)
+     VALUES ($1, $2, 'webhook', 'declined', $3, $4, $5)`,
+    [randomUUID(), `msg_${randomUUID()}`, org, ref, { transactionRef: ref, status: 'DECLINED', reason }],
+  );
+  return ref;
+}
+
+const backends: [string, () => Promise<{ db: Database; drop: () => Promise<void> }>][] = [
+  [
+    'pglite',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'trh-migrate-'));
+      const db = await openPglite(dir);
+      return { db, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const name = `trh_migrate_${randomBytes(6).toString('hex')}`;
+      await pgAdmin(`CREATE DATABASE ${name}`);
+      const url = new URL(PG_ADMIN_URL);
+      url.pathname = `/${name}`;
+      const db = await openPostgres(url.toString(), 2);
+      return { db, drop: () => pgAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => {}) };
+    },
+  ],
+];
+
+for (const [backend, open] of backends) {
+  describe(`migrations on existing data [${backend}]`, () => {
+    const opened: { db: Database; drop: () => Promise<void> }[] = [];
+    const fresh = async () => {
+      const o = await open();
+      opened.push(o);
+      await databaseBefore0008(o.db);
+      return o.db;
+    };
+    after(async () => {
+      for (const o of opened) {
+        await o.db.close();
+        await o.drop();
+      }
+    });
+
+    it('seals stored decline reasons, takes them out of queued payloads and drops the plaintext columns', async () => {
+      const db = await fresh();
+      const masterKey = randomBytes(32);
+      const reason = { category: 'SANCTIONS_MATCH', description: 'Listed: Jane Roe' };
+      const ref = await declinedInPlaintext(db, reason);
+      assert.deepEqual(await migrate(db, { masterKey }), [
+        ...readdirSync(MIGRATIONS)
+          .filter((f) => f > '0008')
+          .sort()
+          .flatMap((f) => (f.startsWith('0009') ? ['0008_seal_reasons', f] : [f])),
+      ]);
+      const [t] = await db.query('SELECT sealed_reason FROM transactions WHERE ref = $1', [ref]);
+      assert.deepEqual(openReason(masterKey, ref, t!.sealed_reason as Uint8Array), reason);
+      const [h] = await db.query('SELECT sealed_reason FROM transaction_history WHERE transaction_ref = $1', [
+        ref,
+      ]);
+      assert.deepEqual(openReason(masterKey, ref, h!.sealed_reason as Uint8Array), reason);
+      const [d] = await db.query<{ payload: Record<string, unknown> }>(
+        'SELECT payload FROM deliveries WHERE transaction_ref = $1',
+        [ref],
+      );
+      assert.deepEqual(d!.payload, { transactionRef: ref, status: 'DECLINED' });
+      const columns = await db.query<{ column_name: string }>(
+        `SELECT column_name FROM information_schema.columns
+          WHERE table_name IN ('transactions', 'transaction_history') AND column_name IN ('decline_reason', 'reason')`,
+      );
+      assert.deepEqual(columns, []);
+      for (const table of ['transactions', 'transaction_history', 'deliveries']) {
+        const rows = await db.query(`SELECT t::text AS row FROM ${table} t`);
+        assert.ok(!rows.some((r) => String(r.row).includes('Jane Roe')), table);
+      }
+    });
+
+    it('refuses to run without the master key when there is something to seal, and changes nothing', async () => {
+      const db = await fresh();
+      await declinedInPlaintext(db, { category: 'USER_REQUEST', description: 'asked' });
+      await assert.rejects(migrate(db), /needs HUB_MASTER_KEY/);
+      const [t] = await db.query(
+        `SELECT count(*)::int AS n FROM transactions WHERE decline_reason IS NOT NULL`,
+      );
+      assert.equal(t!.n, 1, 'the migrations rolled back as one');
+    });
+  });
+}
