@@ -16,7 +16,7 @@ import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliver
 import { webhooksDocument } from './deliveries/webhook-docs.js';
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
-import { registerAuth } from './http/auth.js';
+import { rateLimitBucket, registerAuth } from './http/auth.js';
 import { UUID } from './http/cursor.js';
 import { addDocumentedAs } from './http/documented-as.js';
 import { serializeError } from './http/error-log.js';
@@ -31,6 +31,8 @@ import { type HubApp, Problem, problems } from './http/types.js';
 import { PiiSchema } from './ivms101/schema.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
+import { operatorRoutes } from './operators/routes.js';
+import { OperatorService } from './operators/service.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/amount.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -79,6 +81,9 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       ...(logStream ? { stream: logStream } : {}),
     },
     bodyLimit: BODY_LIMIT,
+    // A request must arrive whole within 30 s (SPEC §13), its headers within 10 s (set below): no
+    // one holds a connection open by trickling a request.
+    requestTimeout: 30_000,
     childLoggerFactory: lazyRequestLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -100,6 +105,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.server.headersTimeout = 10_000;
   // Only JSON bodies: text/plain would otherwise be accepted and reach validation as a string.
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app);
@@ -116,6 +122,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
     if (closing) {
       reply.header('connection', 'close');
       return done(new AppError('UNAVAILABLE', 'The hub is shutting down; send the request again.'));
@@ -140,7 +147,10 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     log: app.log,
     joinUrl: () => config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
   });
-  const transactions = new TransactionService(db, secrets.masterKey, deliveries.outbox, directory.lookups);
+  const transactions = new TransactionService(db, secrets.masterKey, deliveries.outbox, {
+    lookups: directory.lookups,
+    notifyDailyLimit: config.notifyDailyLimit,
+  });
   app.addHook('onClose', () => deliveries.close());
   const unwatchDirectory = await directory.watch();
   app.addHook('onClose', () => unwatchDirectory());
@@ -174,17 +184,22 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       // By who the caller turned out to be (this check runs after authentication), never by the
       // raw header: unchecked header values as bucket names let anyone fill the store (and dodge
       // the per-address limit) outside /v1.
-      keyGenerator: (req) =>
-        req.auth?.kind === 'org'
-          ? `key:${req.auth.keyId}`
-          : req.auth?.kind === 'operator'
-            ? 'operator'
-            : `ip:${req.ip}`,
+      // Per organization, not per key: more keys buy no more requests.
+      keyGenerator: rateLimitBucket,
       errorResponseBuilder: () =>
-        new AppError('RATE_LIMITED', 'Too many requests for this API key; retry later.'),
+        new AppError('RATE_LIMITED', 'Too many requests for this organization; retry later.'),
     });
   }
-  authenticate = registerAuth(app, secrets.adminKey, directory, { unknownKeysPerSecond: config.rateLimit });
+  const operators = new OperatorService(db, directory);
+  authenticate = registerAuth(
+    app,
+    secrets.adminKey,
+    {
+      authenticate: (hash) => directory.authenticate(hash),
+      authenticateOperator: (hash) => operators.authenticate(hash),
+    },
+    { failuresPerSecond: config.rateLimit },
+  );
   registerHttpMetrics(app, registry);
 
   const ops = { tags: ['operations'], security: [] };
@@ -218,6 +233,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   directoryRoutes(app, directory);
   adminDirectoryRoutes(app, directory);
+  operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
   transactionRoutes(app, transactions, assets);
   deliveries.registerRoutes(app);

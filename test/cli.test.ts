@@ -119,10 +119,9 @@ describe('travel-rule-hub command', () => {
 
   it('migrate reports the migrations it applied, and none the second time', async () => {
     const env = { HUB_DATA_DIR: tempDir() };
-    const files = readdirSync(new URL('../migrations/', import.meta.url)).filter((f) => f.endsWith('.sql'));
     const first = await cli(['migrate'], env);
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(JSON.parse(first.stdout), { applied: files.sort() });
+    assert.deepEqual(JSON.parse(first.stdout), { applied: allMigrations() });
     const second = await cli(['migrate'], env);
     assert.deepEqual(JSON.parse(second.stdout), { applied: [] });
   });
@@ -168,18 +167,16 @@ describe('travel-rule-hub command', () => {
     }
   });
 
-  it('starts on a fresh data directory, prints the URLs and the operator key once, and stops on SIGTERM', async () => {
+  it('starts on a fresh data directory, prints the URLs and the operator key once, and stops on SIGTERM', async (t) => {
     const dir = tempDir();
     const first = await startServe({ HUB_DATA_DIR: dir, PORT: '0' });
+    t.after(() => first.child.kill('SIGKILL')); // a failed assertion must not leave the hub running
     assert.match(first.output, /listening on http:\/\/127\.0\.0\.1:\d+/);
     assert.match(first.output, /API docs: http:\/\/127\.0\.0\.1:\d+\/docs/);
     assert.match(first.output, /Operator key \(shown once/);
-    const files = readdirSync(new URL('../migrations/', import.meta.url))
-      .filter((f) => f.endsWith('.sql'))
-      .sort();
     assert.ok(
       first.output.includes(
-        `Database: embedded PGlite in ${dir} (migrations applied now: ${files.join(', ')})`,
+        `Database: embedded PGlite in ${dir} (migrations applied now: ${allMigrations().join(', ')})`,
       ),
       first.output,
     );
@@ -268,4 +265,11 @@ function startServe(env: Record<string, string>, expectExit = false, command = C
       if (expectExit) resolve({ child, output, code: code ?? -1 });
     });
   });
+}
+
+/** Every migration, SQL files and data steps, in the order they apply. */
+function allMigrations(): string[] {
+  const sql = readdirSync(new URL('../migrations/', import.meta.url)).filter((f) => f.endsWith('.sql'));
+  const steps = readdirSync(new URL('../src/db/steps/', import.meta.url)).map((f) => f.replace(/\.ts$/, ''));
+  return [...sql, ...steps].sort();
 }

@@ -5,13 +5,17 @@
  */
 import type { Queryable } from '../db/database.js';
 
-/** Who acted: the operator, or an organization as `org:<id>`. */
-export type Actor = 'operator' | `org:${string}`;
+/**
+ * Who acted: an operator as `operator:<name>` (`operator:bootstrap` for HUB_ADMIN_KEY,
+ * `operator:cli` for the command line), an organization as `org:<id>`, or the hub itself.
+ * (Rows written before named operators say `operator`.)
+ */
+export type Actor = `operator:${string}` | `org:${string}` | 'hub';
 
 export interface AuditEvent {
   actor: Actor;
   action: string;
-  subjectType: 'organization' | 'api_key' | 'webhook_secret' | 'transaction';
+  subjectType: 'organization' | 'api_key' | 'webhook_secret' | 'transaction' | 'operator';
   subjectId: string;
   details?: Record<string, unknown>;
 }

@@ -13,11 +13,16 @@ import type { Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/lock.js';
 import { openDatabase } from '../db/open.js';
 import type { DirectoryService } from '../directory/service.js';
+import type { Scope } from '../http/auth.js';
 import { UUID } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
+import type { OperatorService } from '../operators/service.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 import { registerParticipantCommands } from './participant.js';
+
+/** Who the audit names for changes made at the shell (with access to the database and its keys). */
+const CLI = 'operator:cli';
 
 const program = new Command('travel-rule-hub').version(VERSION).description('Travel Rule Hub');
 
@@ -36,7 +41,7 @@ program
   .description('apply pending database migrations and exit')
   .action(() =>
     withDirectory(
-      async (db, _directory, masterKey) => {
+      async ({ db, masterKey }) => {
         const { migrate } = await import('../db/migrate.js');
         const applied = await migrate(db, { masterKey });
         print({ applied });
@@ -52,38 +57,46 @@ org
   .requiredOption('--did <did>', 'the VASP DID, e.g. did:web:vasp.example')
   .option('--endpoint <url>', 'travel endpoint (base URL for webhooks)')
   .option('--public-key <file>', 'PEM file with the public key')
+  .option('--contact-email <address>', 'where notices about the organization go')
   .option('--verified', 'mark as verified by the operator')
   .description('register an organization; prints its API key and webhook secret once')
-  .action((o: { name: string; did: string; endpoint?: string; publicKey?: string; verified?: boolean }) =>
-    withDirectory(async (_db, directory) => {
-      print(
-        await directory.create(
-          {
-            name: o.name,
-            vaspDid: o.did,
-            travelEndpoint: o.endpoint,
-            publicKey: o.publicKey ? readFileSync(o.publicKey, 'utf8') : undefined,
-            organizationType: o.verified ? 'verified' : 'unverified',
-          },
-          'operator',
-        ),
-      );
-    }),
+  .action(
+    (o: {
+      name: string;
+      did: string;
+      endpoint?: string;
+      publicKey?: string;
+      contactEmail?: string;
+      verified?: boolean;
+    }) =>
+      withDirectory(async ({ directory }) => {
+        print(
+          await directory.create(
+            {
+              name: o.name,
+              vaspDid: o.did,
+              travelEndpoint: o.endpoint,
+              publicKey: o.publicKey ? readFileSync(o.publicKey, 'utf8') : undefined,
+              contactEmail: o.contactEmail,
+              organizationType: o.verified ? 'verified' : 'unverified',
+            },
+            CLI,
+          ),
+        );
+      }),
   );
 org
   .command('list')
   .description('list organizations')
-  .action(() => withDirectory(async (_db, directory) => print({ organizations: await directory.list({}) })));
+  .action(() => withDirectory(async ({ directory }) => print({ organizations: await directory.list({}) })));
 org
   .command('verify')
   .argument('<id>', 'organization id', uuidArgument)
   .option('--revoke', 'set the organization back to unverified')
   .description('mark an organization as verified by the operator')
   .action((id: string, o: { revoke?: boolean }) =>
-    withDirectory(async (_db, directory) =>
-      print(
-        await directory.update(id, { organizationType: o.revoke ? 'unverified' : 'verified' }, 'operator'),
-      ),
+    withDirectory(async ({ directory }) =>
+      print(await directory.update(id, { organizationType: o.revoke ? 'unverified' : 'verified' }, CLI)),
     ),
   );
 
@@ -91,27 +104,58 @@ const key = program.command('key').description('manage API keys (operator)');
 key
   .command('create')
   .argument('<orgId>', 'organization id', uuidArgument)
+  .option('--scope <scope>', 'full (every right) or read (GET requests only)', scopeArgument, 'full')
   .description('issue another API key for an organization (printed once)')
-  .action((orgId: string) =>
-    withDirectory(async (_db, directory) => print(await directory.createApiKey(orgId, 'operator'))),
+  .action((orgId: string, o: { scope: Scope }) =>
+    withDirectory(async ({ directory }) =>
+      print(await directory.credentials.createApiKey(orgId, CLI, o.scope)),
+    ),
   );
 key
   .command('revoke')
   .argument('<keyId>', 'API key id', uuidArgument)
   .description('revoke an API key')
   .action((keyId: string) =>
-    withDirectory(async (_db, directory) => {
-      await directory.revokeApiKey(keyId, 'operator');
+    withDirectory(async ({ directory }) => {
+      await directory.credentials.revokeApiKey(keyId, CLI);
       print({ revoked: keyId });
+    }),
+  );
+
+const operator = program.command('operator').description('manage named operators');
+operator
+  .command('create')
+  .requiredOption('--name <name>', 'the operator’s name, as the audit shows it (operator:<name>)')
+  .description('create a named operator; prints its key once')
+  .action((o: { name: string }) =>
+    withDirectory(async ({ operators }) => print(await operators.create(o.name, CLI))),
+  );
+operator
+  .command('list')
+  .description('list named operators')
+  .action(() => withDirectory(async ({ operators }) => print({ operators: await operators.list() })));
+operator
+  .command('revoke')
+  .argument('<id>', 'operator id', uuidArgument)
+  .description('revoke a named operator’s key')
+  .action((id: string) =>
+    withDirectory(async ({ operators }) => {
+      await operators.revoke(id, CLI, null);
+      print({ revoked: id });
     }),
   );
 
 registerParticipantCommands(program);
 
-async function withDirectory(
-  fn: (db: Database, directory: DirectoryService, masterKey: Buffer) => Promise<void>,
-  options: { migrate?: boolean } = {},
-) {
+/** What an operator command works with: the database and the services over it. */
+interface Shell {
+  db: Database;
+  directory: DirectoryService;
+  operators: OperatorService;
+  masterKey: Buffer;
+}
+
+async function withDirectory(fn: (shell: Shell) => Promise<void>, options: { migrate?: boolean } = {}) {
   const config = loadConfig();
   const secrets = resolveSecrets(config);
   // On stderr: stdout is the command's JSON.
@@ -120,14 +164,17 @@ async function withDirectory(
   const db = await openDatabase(config, { ...options, masterKey: secrets.masterKey });
   try {
     const { DirectoryService } = await import('../directory/service.js');
-    await fn(
-      db,
-      new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints),
-      secrets.masterKey,
-    );
+    const { OperatorService } = await import('../operators/service.js');
+    const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
+    await fn({ db, directory, operators: new OperatorService(db, directory), masterKey: secrets.masterKey });
   } finally {
     await db.close();
   }
+}
+
+function scopeArgument(value: string): Scope {
+  if (value !== 'full' && value !== 'read') throw new InvalidArgumentError('expected full or read.');
+  return value;
 }
 
 function uuidArgument(value: string): string {

@@ -214,6 +214,11 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                                 deliveredAt: string | null;
+                                /**
+                                 * @description Which e-mail (docs/webhooks.md).
+                                 * @enum {string}
+                                 */
+                                event: "notify" | "endpoint-changed";
                                 /** Format: uuid */
                                 id: string;
                                 lastError: string | null;
@@ -225,7 +230,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
-                                /** @description The NOTIFY `notificationEmail`. */
+                                /** @description The address it goes to. */
                                 to: string;
                                 transactionRef: string | null;
                             }[];
@@ -302,7 +307,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A NOTIFY e-mail and its delivery state. */
+                /** @description An e-mail the hub sends (the NOTIFY announcement, notices) and its delivery state. */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -322,6 +327,11 @@ export interface paths {
                             /** Format: date-time */
                             createdAt: string;
                             deliveredAt: string | null;
+                            /**
+                             * @description Which e-mail (docs/webhooks.md).
+                             * @enum {string}
+                             */
+                            event: "notify" | "endpoint-changed";
                             /** Format: uuid */
                             id: string;
                             lastError: string | null;
@@ -333,7 +343,7 @@ export interface paths {
                              * @enum {string}
                              */
                             status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
-                            /** @description The NOTIFY `notificationEmail`. */
+                            /** @description The address it goes to. */
                             to: string;
                             transactionRef: string | null;
                         };
@@ -401,6 +411,279 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Named operators, active and revoked */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            operators: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description The operator who created it, as `operator:<name>`. */
+                                createdBy: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description Shown in the audit as `operator:<name>`. */
+                                name: string;
+                                /** @description First characters of the operator’s key, to tell keys apart. */
+                                prefix: string;
+                                revokedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a named operator; returns its key once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Unique among active operators (case-insensitive); printable text. `bootstrap` and `cli` are reserved. */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The operator’s key (`trh_op_…`). Shown only once. */
+                            apiKey: string;
+                            operator: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description The operator who created it, as `operator:<name>`. */
+                                createdBy: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description Shown in the audit as `operator:<name>`. */
+                                name: string;
+                                /** @description First characters of the operator’s key, to tell keys apart. */
+                                prefix: string;
+                                revokedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/operators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a named operator’s key (not the one making the request) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/organizations": {
         parameters: {
             query?: never;
@@ -429,6 +712,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             organizations: {
+                                /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                                contactEmail: string | null;
                                 /**
                                  * Format: uuid
                                  * @description Unique identifier of the organization.
@@ -501,6 +786,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                        contactEmail?: string | null;
+                        /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name: string;
                         /** @enum {string} */
                         organizationType?: "unverified" | "verified";
@@ -525,6 +813,8 @@ export interface paths {
                             /** @description The organization’s first API key. Shown only once. */
                             apiKey: string;
                             organization: {
+                                /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                                contactEmail: string | null;
                                 /**
                                  * Format: uuid
                                  * @description Unique identifier of the organization.
@@ -646,6 +936,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                            contactEmail: string | null;
                             /**
                              * Format: uuid
                              * @description Unique identifier of the organization.
@@ -732,6 +1024,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                        contactEmail?: string | null;
+                        /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name?: string;
                         /** @enum {string} */
                         organizationType?: "unverified" | "verified";
@@ -753,6 +1048,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                            contactEmail: string | null;
                             /**
                              * Format: uuid
                              * @description Unique identifier of the organization.
@@ -884,6 +1181,11 @@ export interface paths {
                                 /** @description First characters of the key, to tell keys apart. */
                                 prefix: string;
                                 revokedAt: string | null;
+                                /**
+                                 * @description `full`: every right of the organization; `read`: GET requests only (the audited /pii read included).
+                                 * @enum {string}
+                                 */
+                                scope: "full" | "read";
                             }[];
                         };
                     };
@@ -946,7 +1248,18 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            /** @description The new key’s scope; `full` when absent. The body may be left out. */
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `full`: every right of the organization; `read`: GET requests only (the audited /pii read included).
+                         * @enum {string}
+                         */
+                        scope?: "full" | "read";
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 201: {
@@ -959,6 +1272,11 @@ export interface paths {
                             apiKey: string;
                             /** Format: uuid */
                             keyId: string;
+                            /**
+                             * @description `full`: every right of the organization; `read`: GET requests only (the audited /pii read included).
+                             * @enum {string}
+                             */
+                            scope: "full" | "read";
                         };
                     };
                 };
@@ -1000,6 +1318,24 @@ export interface paths {
                 };
                 /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1299,7 +1635,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling organization’s directory entry */
+        /** The calling organization’s directory entry, with its contact address */
         get: {
             parameters: {
                 query?: never;
@@ -1316,6 +1652,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                            contactEmail: string | null;
                             /**
                              * Format: uuid
                              * @description Unique identifier of the organization.
@@ -1371,7 +1709,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update the calling organization’s name, travel endpoint or public key */
+        /**
+         * Update the calling organization’s name, travel endpoint, public key or contact address
+         * @description A change of travelEndpoint or publicKey is audited with the old and new value and e-mailed to contactEmail. A new name makes a verified organization unverified until the operator verifies it again.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -1379,9 +1720,13 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
+            /** @description A new name makes a verified organization unverified until the operator verifies it again. */
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                        contactEmail?: string | null;
+                        /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name?: string;
                         publicKey?: string | null;
                         travelEndpoint?: string | null;
@@ -1396,6 +1741,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
+                            contactEmail: string | null;
                             /**
                              * Format: uuid
                              * @description Unique identifier of the organization.
@@ -1509,6 +1856,11 @@ export interface paths {
                                 /** @description First characters of the key, to tell keys apart. */
                                 prefix: string;
                                 revokedAt: string | null;
+                                /**
+                                 * @description `full`: every right of the organization; `read`: GET requests only (the audited /pii read included).
+                                 * @enum {string}
+                                 */
+                                scope: "full" | "read";
                             }[];
                         };
                     };
@@ -1551,7 +1903,18 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            /** @description The new key’s scope; `full` when absent. The body may be left out. */
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `full`: every right of the organization; `read`: GET requests only (the audited /pii read included).
+                         * @enum {string}
+                         */
+                        scope?: "full" | "read";
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 201: {
@@ -1564,7 +1927,21 @@ export interface paths {
                             apiKey: string;
                             /** Format: uuid */
                             keyId: string;
+                            /**
+                             * @description `full`: every right of the organization; `read`: GET requests only (the audited /pii read included).
+                             * @enum {string}
+                             */
+                            scope: "full" | "read";
                         };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
@@ -1587,6 +1964,24 @@ export interface paths {
                 };
                 /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3560,6 +3955,7 @@ export interface components {
         Problem: {
             code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "INVALID_STATE" | "IDEMPOTENCY_CONFLICT" | "ALREADY_EXISTS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNKNOWN_COUNTERPARTY" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "UNAVAILABLE";
             detail: string;
+            /** @description At most 100 problems; `truncated` says when more were found. */
             errors?: {
                 message: string;
                 /** @description JSON pointer into the request body. */
@@ -3568,6 +3964,11 @@ export interface components {
             instance?: string;
             status: number;
             title: string;
+            /**
+             * @description More problems were found than listed.
+             * @enum {boolean}
+             */
+            truncated?: true;
             type: string;
         };
         ReceivedWebhook: {

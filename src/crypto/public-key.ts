@@ -9,7 +9,7 @@
 // - Accepted keys are the ones encryptForParticipant can use: X25519, EC P-256, RSA (not RSA-PSS) of at
 //   least 2048 bits. Everything else gets one short message, never the parser's internals.
 
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 
 export const MAX_PUBLIC_KEY_PEM_BYTES = 16 * 1024;
 export const MIN_RSA_BITS = 2048;
@@ -76,4 +76,19 @@ export function parseParticipantPublicKey(pem: string): PublicKeyCheck {
     default:
       return fail(`${REQUIREMENT}; ${key.asymmetricKeyType ?? 'this'} keys are not supported`);
   }
+}
+
+/**
+ * A short, stable name of a public key for people to compare (e-mails, the audit): `SHA256:`
+ * and the base64 of the SHA-256 of its SubjectPublicKeyInfo DER. A key that does not parse is
+ * named by the hash of its text.
+ */
+export function keyFingerprint(pem: string): string {
+  let der: Buffer;
+  try {
+    der = createPublicKey(pem).export({ type: 'spki', format: 'der' });
+  } catch {
+    der = Buffer.from(pem, 'utf8');
+  }
+  return `SHA256:${createHash('sha256').update(der).digest('base64').replace(/=+$/, '')}`;
 }

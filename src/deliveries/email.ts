@@ -1,76 +1,13 @@
 /**
- * The NOTIFY e-mail (SPEC §8): announces a transfer to an exchange outside the directory and
- * tells it how to join the hub. It is built only from the outbox payload, which holds the
- * transfer's asset, amount, destination address, originator VASP and reference — never a
- * person's name, address or identifier. "Accepted by SMTP" is the delivery's success; refusals
- * and connection errors are retried on the webhook schedule.
+ * The mailer: sends the outbox's e-mails (email-texts.ts composes them) over SMTP. "Accepted by
+ * SMTP" is the delivery's success; refusals and connection errors are retried on the webhook schedule.
  * The message's Message-ID is derived from the outbox message id, so a repeat after a crash is
  * recognisable as the same message.
  */
 import type { Transporter } from 'nodemailer';
-import { escapeControls } from '../text/controls.js';
-import type { EmailMessage, EmailPayload } from './events.js';
+import { composeEmail } from './email-texts.js';
+import type { EmailMessage } from './events.js';
 import type { SendResult } from './types.js';
-
-export interface NotifyEmail {
-  subject: string;
-  text: string;
-}
-
-/**
- * A payload value as e-mail text. The originator chooses some of them (the destination address,
- * its own name), so control characters, line breaks included, are escaped: none can add a line
- * or a paragraph of its own to a message that goes out in the hub's name.
- */
-const str = (v: unknown): string =>
-  typeof v === 'string' || typeof v === 'number' ? escapeControls(String(v)) : 'unknown';
-
-/** Subject and text of the announcement; pure, so tests can check it holds no personal data. */
-export function composeNotifyEmail(payload: EmailPayload<'notify'>, joinUrl: string): NotifyEmail {
-  const ref = str(payload.transactionRef);
-  const asset = str(payload.transactionAsset);
-  const amount = str(payload.transactionAmount);
-  const originator = `${str(payload.originatorName)} (${str(payload.originatorVASPdid)})`;
-  const base = joinUrl.replace(/\/+$/, '');
-  const lines = [
-    'Hello,',
-    '',
-    `${originator} is sending a virtual-asset transfer to an address it believes your exchange`,
-    'services, and announces it under the FATF travel rule (Recommendation 16) through the Travel Rule Hub.',
-    '',
-    `  Asset:            ${asset}`,
-    `  Amount:           ${amount}`,
-    `  Destination:      ${str(payload.destination)}`,
-    `  Originator VASP:  ${originator}`,
-    `  Reference:        ${ref}`,
-    ...(payload.beneficiaryVASPid ? [`  Your VASP id:     ${str(payload.beneficiaryVASPid)}`] : []),
-    '',
-    'Your exchange is not connected to the hub, so the travel rule data of this transfer cannot be',
-    'delivered to you directly. To receive it, and that of future transfers, as signed and encrypted',
-    'webhooks, join the hub:',
-    '',
-    `  ${base}   (API documentation: ${base}/docs)`,
-    '',
-    "Ask the hub's operator to register your exchange, and quote the reference above.",
-    '',
-    'This message contains no personal data.',
-    '',
-    '-- ',
-    'Travel Rule Hub',
-  ];
-  return {
-    subject: `Travel rule notice: incoming ${amount} ${asset} transfer (reference ${ref})`,
-    text: `${lines.join('\n')}\n`,
-  };
-}
-
-/** Subject and text of an outbox e-mail, by its event. */
-export function composeEmail(message: EmailMessage, joinUrl: string): NotifyEmail {
-  switch (message.event) {
-    case 'notify':
-      return composeNotifyEmail(message.payload, joinUrl);
-  }
-}
 
 /**
  * The longest one SMTP session may take. Its per-wait timeouts (10 s) alone do not bound it: a

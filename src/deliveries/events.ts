@@ -171,6 +171,24 @@ export const EMAIL_EVENTS = {
       beneficiaryVASPid: Type.Union([Type.String(), Type.Null()]),
     }),
   },
+  'endpoint-changed': {
+    to: 'the organization’s contactEmail (before and after the change)',
+    when: 'An organization’s travelEndpoint or publicKey was changed: what changed (old and new endpoint, key fingerprints), by whom and when; no secrets.',
+    payload: Type.Object({
+      organizationId: Type.String({ format: 'uuid' }),
+      organizationName: Type.String(),
+      vaspDid: Type.String(),
+      changes: Type.Array(
+        Type.Object({
+          field: Type.Enum(['travelEndpoint', 'publicKey']),
+          from: Type.Union([Type.String(), Type.Null()]),
+          to: Type.Union([Type.String(), Type.Null()]),
+        }),
+      ),
+      changedBy: Type.String(),
+      at: Type.String({ format: 'date-time' }),
+    }),
+  },
 } satisfies Record<string, EmailEventDef>;
 
 export type EmailEvent = keyof typeof EMAIL_EVENTS;

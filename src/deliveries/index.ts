@@ -63,6 +63,7 @@ export function createDeliveries(o: DeliveriesOptions): Deliveries {
     metrics,
     log: o.log,
     retrySchedule: o.config.retrySchedule,
+    maxInflightPerRecipient: o.config.maxInflightPerRecipient,
     ...o.worker,
   });
   const outbox = new Outbox();

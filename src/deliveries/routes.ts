@@ -1,5 +1,5 @@
 /** Delivery routes: a recipient's webhooks and redelivery, the signed test event, the operator's e-mails. */
-import { orgOf } from '../http/auth.js';
+import { actorOf, orgOf } from '../http/auth.js';
 import { type HubApp, problems } from '../http/types.js';
 import {
   Delivery,
@@ -90,7 +90,7 @@ export function adminDeliveryRoutes(app: HubApp, deliveries: DeliveryService) {
     },
     async (request, reply) => {
       reply.code(202);
-      return deliveries.redeliverEmail(request.params.id);
+      return deliveries.redeliverEmail(request.params.id, actorOf(request));
     },
   );
 }

@@ -1,5 +1,6 @@
 /** Request and response shapes of the delivery API: validator, OpenAPI document and type at once. */
 import { type Static, type TSchema, Type } from 'typebox';
+import { EMAIL_EVENT_NAMES, WEBHOOK_EVENT_NAMES } from './events.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -11,7 +12,7 @@ export const DeliveryStatus = Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'HELD
     'once that one is redelivered).',
 });
 
-export const WebhookEventName = Type.Enum(['received', 'confirmed-data', 'declined', 'tx-hash'], {
+export const WebhookEventName = Type.Enum([...WEBHOOK_EVENT_NAMES.filter((e) => e !== 'ping')], {
   description: 'Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`.',
 });
 
@@ -84,8 +85,12 @@ export const EmailQuery = Type.Object(
 export type EmailQuery = Static<typeof EmailQuery>;
 
 export const Email = Type.Object(
-  { ...common, to: Type.String({ description: 'The NOTIFY `notificationEmail`.' }) },
-  { description: 'A NOTIFY e-mail and its delivery state.' },
+  {
+    ...common,
+    event: Type.Enum([...EMAIL_EVENT_NAMES], { description: 'Which e-mail (docs/webhooks.md).' }),
+    to: Type.String({ description: 'The address it goes to.' }),
+  },
+  { description: 'An e-mail the hub sends (the NOTIFY announcement, notices) and its delivery state.' },
 );
 export type Email = Static<typeof Email>;
 

@@ -8,7 +8,7 @@ import { type Actor, recordAudit } from '../audit/store.js';
 import type { Database } from '../db/database.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
-import { webhook } from './events.js';
+import { type EmailEvent, webhook } from './events.js';
 import type { WebhookPreparer } from './prepare.js';
 import type { Delivery, DeliveryQuery, Email, EmailQuery, TestEventResult } from './schemas.js';
 import type { WebhookSender } from './sender.js';
@@ -70,8 +70,8 @@ export class DeliveryService {
   }
 
   /** The operator's redelivery of a FAILED NOTIFY e-mail (after an SMTP outage, say). */
-  async redeliverEmail(id: string): Promise<Email> {
-    const updated = await this.requeueFailed(id, { channel: 'email' }, 'operator');
+  async redeliverEmail(id: string, actor: Actor): Promise<Email> {
+    const updated = await this.requeueFailed(id, { channel: 'email' }, actor);
     const attempts = await store.attemptsOf(this.db, [id]);
     return toEmail(updated, attempts.get(id) ?? []);
   }
@@ -143,8 +143,7 @@ export class DeliveryService {
 }
 
 function toEmail(d: store.DeliveryRecord, attemptLog: store.AttemptRecord[]): Email {
-  const { event: _event, ...rest } = toDelivery(d, attemptLog);
-  return { ...rest, to: d.emailTo ?? '' };
+  return { ...toDelivery(d, attemptLog), event: d.event as EmailEvent, to: d.emailTo ?? '' };
 }
 
 function toDelivery(d: store.DeliveryRecord, attemptLog: store.AttemptRecord[]): Delivery {

@@ -67,7 +67,7 @@ const sameStream = (a: string, b: string) =>
  */
 export async function claimDue(
   q: Queryable,
-  opts: { limit: number; leaseMs: number; includeEmail: boolean },
+  opts: { limit: number; leaseMs: number; includeEmail: boolean; excludeRecipients?: readonly string[] },
 ): Promise<LeasedMessage[]> {
   const rows = await q.query(
     `UPDATE deliveries SET next_attempt_at =
@@ -76,6 +76,7 @@ export async function claimDue(
         SELECT d.id FROM deliveries d
          WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
            AND (d.channel = 'webhook' OR $3::boolean)
+           AND (d.organization_id IS NULL OR d.organization_id <> ALL ($4::uuid[]))
            AND NOT EXISTS (
              SELECT 1 FROM deliveries f
               WHERE ${sameStream('d', 'f')} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
@@ -84,7 +85,7 @@ export async function claimDue(
          FOR UPDATE OF d SKIP LOCKED))
      RETURNING id, message_id, channel, event, organization_id, email_to, transaction_ref, payload, attempts,
                next_attempt_at`,
-    [opts.limit, opts.leaseMs, opts.includeEmail],
+    [opts.limit, opts.leaseMs, opts.includeEmail, opts.excludeRecipients ?? []],
   );
   return rows.map((r) => ({
     id: r.id as string,

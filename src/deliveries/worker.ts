@@ -17,7 +17,9 @@
  */
 import type { Database } from '../db/database.js';
 import type { NotifyMailer } from './email.js';
+import { RecipientGate } from './fairness.js';
 import type { DeliveryHooks } from './hooks.js';
+import { OutboxMaintenance } from './maintenance.js';
 import type { DeliveryMetrics } from './metrics.js';
 import { type LocalWorker, OUTBOX_CHANNEL } from './outbox.js';
 import type { RecipientMemo, WebhookPreparer } from './prepare.js';
@@ -38,6 +40,8 @@ export interface WorkerOptions {
   retrySchedule: readonly number[];
   /** Sends in flight at most. */
   concurrency?: number;
+  /** Sends in flight to one organization at most (HUB_MAX_INFLIGHT_PER_RECIPIENT). */
+  maxInflightPerRecipient?: number;
   /** Finished sends waiting to be recorded at most; claiming pauses above it. */
   maxUnrecorded?: number;
   /** Rows claimed per statement. */
@@ -48,16 +52,12 @@ export interface WorkerOptions {
   pollMs?: number;
   /** How long stop() waits for sends in flight. */
   stopTimeoutMs?: number;
-  /** Outcomes recorded between two vacuums of the outbox at most (see maintain). */
+  /** Outcomes recorded between two vacuums of the outbox at most (maintenance.ts). */
   vacuumAfterRows?: number;
 }
 
 /** How long stop() waits, after ending the sends still in flight, for their outcomes to be recorded. */
 const ABORTED_RECORD_MS = 5_000;
-const SLOW_CLAIM_MS = 15;
-/** Least time between two vacuums started by a slow claim, and by the outcomes' count. */
-const SLOW_CLAIM_MAINTENANCE_MS = 30_000;
-const CHURN_MAINTENANCE_MS = 10_000;
 
 export class DeliveryWorker implements LocalWorker {
   private readonly concurrency: number;
@@ -82,14 +82,12 @@ export class DeliveryWorker implements LocalWorker {
   private woken = false;
   /** The loop sleeps until sends or recordings in flight free room for a claim. */
   private waitingForRoom = false;
-  private lastMaintenance = 0;
-  /** The first claim after start runs on cold caches (on PGlite also on WASM not compiled yet). */
-  private claimedOnce = false;
-  private maintaining = false;
-  /** Outcomes recorded since the last vacuum: each left dead row versions behind. */
-  private recordedSinceVacuum = 0;
-  private readonly vacuumAfterRows: number;
   private readonly recorder: ResultRecorder;
+  private readonly maintenance: OutboxMaintenance;
+  /** Per-recipient limits and circuit breakers (fairness.ts). */
+  private readonly gate: RecipientGate;
+  /** The recipients the last claim left out. */
+  private blockedAtClaim = new Set<string>();
   private wakeSleeper: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {
@@ -102,8 +100,9 @@ export class DeliveryWorker implements LocalWorker {
     this.leaseMs = o.leaseMs ?? 30_000;
     this.pollMs = o.pollMs ?? 1000;
     this.stopTimeoutMs = o.stopTimeoutMs ?? 10_000;
-    this.vacuumAfterRows = o.vacuumAfterRows ?? 20_000;
     this.recorder = new ResultRecorder(o);
+    this.maintenance = new OutboxMaintenance(o.db, o.log, o.vacuumAfterRows);
+    this.gate = new RecipientGate(o.maxInflightPerRecipient ?? 16, o.retrySchedule);
   }
 
   get isRunning(): boolean {
@@ -169,8 +168,7 @@ export class DeliveryWorker implements LocalWorker {
       void this.release(messages);
       return;
     }
-    const batch: RecipientMemo = new Map();
-    for (const d of messages) this.launch(d, batch);
+    this.launchAll(messages);
   }
 
   /** Room reserved but not used (the write failed). */
@@ -236,12 +234,14 @@ export class DeliveryWorker implements LocalWorker {
         let claimed: LeasedMessage[];
         try {
           const started = performance.now();
+          this.blockedAtClaim = new Set(this.gate.blocked());
           claimed = await store.claimDue(this.o.db, {
             limit: room,
             leaseMs: this.leaseMs,
             includeEmail: this.o.mailer !== undefined,
+            excludeRecipients: [...this.blockedAtClaim],
           });
-          this.maintain(performance.now() - started);
+          this.maintenance.afterClaim(performance.now() - started);
         } catch (err) {
           this.o.log.error({ err }, 'delivery worker: claiming failed');
           await this.sleep(this.pollMs);
@@ -251,8 +251,7 @@ export class DeliveryWorker implements LocalWorker {
           await this.release(claimed);
           break;
         }
-        const batch: RecipientMemo = new Map();
-        for (const d of claimed) this.launch(d, batch);
+        this.launchAll(claimed);
         backlog = claimed.length === room;
         if (backlog) continue; // there is probably more due right now
         if (this.woken) continue; // new work arrived while claiming: no need to ask when the next is due
@@ -274,37 +273,6 @@ export class DeliveryWorker implements LocalWorker {
     if (this.waitingForRoom) this.wake();
   }
 
-  /**
-   * Keeps the outbox cheap to claim from, in the background. Every delivery leaves dead row
-   * versions behind (the claim's and the outcome's updates), and PGlite has no autovacuum (nor
-   * does a server where it is off, or has not reached this table yet): they pile up in the due
-   * index, and a claim reads past them. Stale statistics also make the planner sort every due
-   * row instead of reading the due index in order. So the worker runs `VACUUM (ANALYZE)` on the
-   * outbox after `vacuumAfterRows` outcomes (at most every 10 s), and when a claim other than the
-   * first was slow (at most every 30 s). SKIP_LOCKED: with several workers, one vacuum at a time
-   * is enough.
-   */
-  private maintain(claimMs: number): void {
-    // The first claim is slow for want of warm caches, not because the outbox needs a vacuum;
-    // on PGlite a vacuum started then would block the one thread at every start.
-    const warm = this.claimedOnce;
-    this.claimedOnce = true;
-    if (this.maintaining) return;
-    const since = Date.now() - this.lastMaintenance;
-    const slow = warm && claimMs >= SLOW_CLAIM_MS && since >= SLOW_CLAIM_MAINTENANCE_MS;
-    const churned = this.recordedSinceVacuum >= this.vacuumAfterRows && since >= CHURN_MAINTENANCE_MS;
-    if (!slow && !churned) return;
-    this.maintaining = true;
-    this.lastMaintenance = Date.now();
-    this.recordedSinceVacuum = 0;
-    void store
-      .vacuum(this.o.db)
-      .catch((err) => this.o.log.warn({ err }, 'delivery worker: VACUUM of the outbox failed'))
-      .finally(() => {
-        this.maintaining = false;
-      });
-  }
-
   private sleep(ms: number): Promise<void> {
     if (this.woken || this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
@@ -316,6 +284,28 @@ export class DeliveryWorker implements LocalWorker {
       const timer = setTimeout(done, ms);
       this.wakeSleeper = done;
     });
+  }
+
+  /**
+   * Starts the sends of one claim (or hand-over), sharing what they read about a recipient. A
+   * webhook whose recipient the gate does not admit now goes back to the outbox, due at once: it
+   * holds no slot while its recipient is at its limit or paused (fairness.ts).
+   */
+  private launchAll(messages: LeasedMessage[]): void {
+    const batch: RecipientMemo = new Map();
+    const refused: LeasedMessage[] = [];
+    for (const d of messages) {
+      const m = d.message;
+      if (m.channel === 'webhook') {
+        if (!this.gate.admits(m.organizationId)) {
+          refused.push(d);
+          continue;
+        }
+        this.gate.started(m.organizationId);
+      }
+      this.launch(d, batch);
+    }
+    void this.release(refused);
   }
 
   /** `batch` is shared by the rows of one claim: what they read about a recipient is read once. */
@@ -335,6 +325,16 @@ export class DeliveryWorker implements LocalWorker {
     this.inFlight.add(job);
   }
 
+  /** A send to `recipient` ended: the gate learns of it, and the loop looks again if it had left it out. */
+  private sent(recipient: string, result: SendResult | 'released' | undefined): void {
+    if (result === 'released') this.gate.released(recipient);
+    else this.gate.finished(recipient, result?.ok === true);
+    if (this.blockedAtClaim.has(recipient) && this.gate.admits(recipient)) {
+      this.blockedAtClaim.delete(recipient);
+      this.wake();
+    }
+  }
+
   private async release(held: LeasedMessage[]): Promise<void> {
     if (held.length === 0) return;
     await store.releaseLeases(this.o.db, held).catch((err) => {
@@ -343,17 +343,18 @@ export class DeliveryWorker implements LocalWorker {
   }
 
   private async process(d: LeasedMessage, batch: RecipientMemo): Promise<void> {
-    let result: Awaited<ReturnType<DeliveryWorker['attempt']>>;
+    let result: Awaited<ReturnType<DeliveryWorker['attempt']>> | undefined;
     try {
       result = await this.attempt(d, batch);
     } finally {
       this.sending--;
       this.roomFreed();
+      if (d.message.channel === 'webhook') this.sent(d.message.organizationId, result);
     }
     if (result === 'released') return;
     // A failure once stop() cut the sends off is the hub's doing: never the attempt that gives up.
     await this.recorder.record(d, result, this.cuttingOff && !result.ok);
-    this.recordedSinceVacuum++;
+    this.maintenance.outcome();
     // A retry may now fall due before the loop's next look at the outbox.
     if (!result.ok) this.wake();
   }

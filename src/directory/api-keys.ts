@@ -6,10 +6,20 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const API_KEY_PATTERN = /^trh_[A-Za-z0-9_-]{43}$/;
+/** Named operators' keys: `trh_op_` + 256 random bits, stored like organization keys. */
+export const OPERATOR_KEY_PATTERN = /^trh_op_[A-Za-z0-9_-]{43}$/;
 
 export function generateApiKey(): { key: string; prefix: string; hash: Buffer } {
-  const key = `trh_${randomBytes(32).toString('base64url')}`;
-  return { key, prefix: key.slice(0, 12), hash: hashApiKey(key) };
+  return keyWith('trh_');
+}
+
+export function generateOperatorKey(): { key: string; prefix: string; hash: Buffer } {
+  return keyWith('trh_op_');
+}
+
+function keyWith(start: string): { key: string; prefix: string; hash: Buffer } {
+  const key = `${start}${randomBytes(32).toString('base64url')}`;
+  return { key, prefix: key.slice(0, start.length + 8), hash: hashApiKey(key) };
 }
 
 export function hashApiKey(key: string): Buffer {

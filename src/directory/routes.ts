@@ -1,10 +1,11 @@
 /** Directory routes: the participant view (/v1/organizations…) and the operator's (/v1/admin/…). */
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { orgOf } from '../http/auth.js';
+import { actorOf, callerOf, orgOf } from '../http/auth.js';
+import { optionalBody } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import {
   ApiKeyList,
+  CreateApiKey,
   CreatedApiKey,
   CreatedOrganization,
   CreateOrganization,
@@ -12,16 +13,19 @@ import {
   IdParams,
   KeyIdParams,
   MyApiKeyList,
-  Organization,
+  OrganizationDetail,
+  OrganizationDetailList,
   OrganizationList,
   RotatedSecret,
   UpdateMyOrganization,
   UpdateOrganization,
 } from './schemas.js';
 import type { DirectoryService } from './service.js';
+import { publicEntry } from './store.js';
 
 export function directoryRoutes(app: HubApp, directory: DirectoryService) {
   const tags = ['directory'];
+  const keys = directory.credentials;
 
   app.get(
     '/v1/organizations',
@@ -35,7 +39,7 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
     },
     async (request) => {
       orgOf(request);
-      return { organizations: await directory.list(request.query) };
+      return { organizations: (await directory.list(request.query)).map(publicEntry) };
     },
   );
 
@@ -44,8 +48,8 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
     {
       schema: {
         tags,
-        summary: 'The calling organization’s directory entry',
-        response: { 200: Organization, ...problems() },
+        summary: 'The calling organization’s directory entry, with its contact address',
+        response: { 200: OrganizationDetail, ...problems() },
       },
     },
     (request) => directory.get(orgOf(request)),
@@ -56,15 +60,15 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
     {
       schema: {
         tags,
-        summary: 'Update the calling organization’s name, travel endpoint or public key',
+        summary: 'Update the calling organization’s name, travel endpoint, public key or contact address',
+        description:
+          'A change of travelEndpoint or publicKey is audited with the old and new value and e-mailed to ' +
+          'contactEmail. A new name makes a verified organization unverified until the operator verifies it again.',
         body: UpdateMyOrganization,
-        response: { 200: Organization, ...problems(400, 415) },
+        response: { 200: OrganizationDetail, ...problems(400, 415) },
       },
     },
-    (request) => {
-      const id = orgOf(request);
-      return directory.update(id, request.body, `org:${id}`);
-    },
+    (request) => directory.update(orgOf(request), request.body, actorOf(request), { self: true }),
   );
 
   app.get(
@@ -78,9 +82,9 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
     },
     async (request) => {
       const caller = callerOf(request);
-      const keys = await directory.listApiKeys(caller.organizationId);
+      const list = await keys.listApiKeys(caller.organizationId);
       return {
-        apiKeys: keys.map(({ organizationId: _, ...k }) => ({ ...k, current: k.keyId === caller.keyId })),
+        apiKeys: list.map(({ organizationId: _, ...k }) => ({ ...k, current: k.keyId === caller.keyId })),
       };
     },
   );
@@ -91,13 +95,16 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
       schema: {
         tags,
         summary: 'Issue another API key for the calling organization (shown once)',
-        response: { 201: CreatedApiKey, ...problems(409) },
+        body: CreateApiKey,
+        response: { 201: CreatedApiKey, ...problems(400, 409, 415) },
       },
+      attachValidation: true,
     },
     async (request, reply) => {
       const id = orgOf(request);
+      const body = optionalBody(request);
       reply.code(201);
-      return directory.createApiKey(id, `org:${id}`);
+      return keys.createApiKey(id, actorOf(request), body?.scope);
     },
   );
 
@@ -116,7 +123,7 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      await directory.revokeOwnApiKey(caller.organizationId, request.params.keyId, caller.keyId);
+      await keys.revokeOwnApiKey(caller.organizationId, request.params.keyId, caller.keyId);
       return reply.code(204).send(null);
     },
   );
@@ -132,22 +139,15 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
       },
     },
     async (request, reply) => {
-      const id = orgOf(request);
       reply.code(201);
-      return directory.rotateWebhookSecret(id, `org:${id}`);
+      return keys.rotateWebhookSecret(orgOf(request), actorOf(request));
     },
   );
 }
 
-/** The calling organization and the id of the key it called with. */
-function callerOf(request: FastifyRequest): { organizationId: string; keyId: string } {
-  const organizationId = orgOf(request);
-  const keyId = request.auth?.kind === 'org' ? request.auth.keyId : '';
-  return { organizationId, keyId };
-}
-
 export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
   const tags = ['operator'];
+  const keys = directory.credentials;
 
   app.get(
     '/v1/admin/organizations',
@@ -156,7 +156,7 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
         tags,
         summary: 'List organizations (operator)',
         querystring: DirectoryQuery,
-        response: { 200: OrganizationList, ...problems(400, 403) },
+        response: { 200: OrganizationDetailList, ...problems(400, 403) },
       },
     },
     async (request) => ({ organizations: await directory.list(request.query) }),
@@ -174,7 +174,7 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
     },
     async (request, reply) => {
       reply.code(201);
-      return directory.create(request.body, 'operator');
+      return directory.create(request.body, actorOf(request));
     },
   );
 
@@ -185,7 +185,7 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
         tags,
         summary: 'One organization (operator)',
         params: IdParams,
-        response: { 200: Organization, ...problems(400, 403, 404) },
+        response: { 200: OrganizationDetail, ...problems(400, 403, 404) },
       },
     },
     (request) => directory.get(request.params.id),
@@ -199,10 +199,10 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
         summary: 'Update any directory field, e.g. organizationType: "verified"',
         params: IdParams,
         body: UpdateOrganization,
-        response: { 200: Organization, ...problems(400, 403, 404, 409, 415) },
+        response: { 200: OrganizationDetail, ...problems(400, 403, 404, 409, 415) },
       },
     },
-    (request) => directory.update(request.params.id, request.body, 'operator'),
+    (request) => directory.update(request.params.id, request.body, actorOf(request)),
   );
 
   app.get(
@@ -216,7 +216,7 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
       },
     },
     async (request) => ({
-      apiKeys: (await directory.listApiKeys(request.params.id)).map(({ organizationId: _, ...k }) => k),
+      apiKeys: (await keys.listApiKeys(request.params.id)).map(({ organizationId: _, ...k }) => k),
     }),
   );
 
@@ -227,12 +227,15 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
         tags,
         summary: 'Issue another API key for the organization (shown once)',
         params: IdParams,
-        response: { 201: CreatedApiKey, ...problems(400, 403, 404, 409) },
+        body: CreateApiKey,
+        response: { 201: CreatedApiKey, ...problems(400, 403, 404, 409, 415) },
       },
+      attachValidation: true,
     },
     async (request, reply) => {
+      const body = optionalBody(request);
       reply.code(201);
-      return directory.createApiKey(request.params.id, 'operator');
+      return keys.createApiKey(request.params.id, actorOf(request), body?.scope);
     },
   );
 
@@ -247,7 +250,7 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
       },
     },
     async (request, reply) => {
-      await directory.revokeApiKey(request.params.keyId, 'operator');
+      await keys.revokeApiKey(request.params.keyId, actorOf(request));
       return reply.code(204).send(null);
     },
   );
@@ -264,7 +267,7 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
     },
     async (request, reply) => {
       reply.code(201);
-      return directory.rotateWebhookSecret(request.params.id, 'operator');
+      return keys.rotateWebhookSecret(request.params.id, actorOf(request));
     },
   );
 }

@@ -1,5 +1,6 @@
 /** Request and response shapes of the directory: validator, OpenAPI document and type at once. */
 import { type Static, Type } from 'typebox';
+import { OPTIONAL_BODY } from '../http/documented-as.js';
 
 const Did = Type.String({
   minLength: 7,
@@ -29,7 +30,21 @@ export const Organization = Type.Object(
 );
 export type Organization = Static<typeof Organization>;
 
+const ContactEmail = Type.Union([Type.String({ maxLength: 254 }), Type.Null()], {
+  description:
+    'Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). ' +
+    'Never shown in the directory.',
+});
+
+/** The entry as the organization itself and the operator see it: the directory's fields and more. */
+export const OrganizationDetail = Type.Object(
+  { ...Organization.properties, contactEmail: ContactEmail },
+  { additionalProperties: false },
+);
+export type OrganizationDetail = Static<typeof OrganizationDetail>;
+
 export const OrganizationList = Type.Object({ organizations: Type.Array(Organization) });
+export const OrganizationDetailList = Type.Object({ organizations: Type.Array(OrganizationDetail) });
 
 export const DirectoryQuery = Type.Object(
   {
@@ -39,7 +54,12 @@ export const DirectoryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description:
+    'Printable text: no control or bidirectional-override characters, no leading or trailing space.',
+});
 const Endpoint = Type.Union([Type.String({ maxLength: 2048 }), Type.Null()]);
 const PublicKey = Type.Union([Type.String({ maxLength: 16384 }), Type.Null()]);
 
@@ -48,8 +68,13 @@ export const UpdateMyOrganization = Type.Object(
     name: Type.Optional(Name),
     travelEndpoint: Type.Optional(Endpoint),
     publicKey: Type.Optional(PublicKey),
+    contactEmail: Type.Optional(ContactEmail),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'A new name makes a verified organization unverified until the operator verifies it again.',
+  },
 );
 
 export const CreateOrganization = Type.Object(
@@ -59,6 +84,7 @@ export const CreateOrganization = Type.Object(
     travelEndpoint: Type.Optional(Endpoint),
     publicKey: Type.Optional(PublicKey),
     organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
+    contactEmail: Type.Optional(ContactEmail),
   },
   { additionalProperties: false },
 );
@@ -71,20 +97,27 @@ export const UpdateOrganization = Type.Object(
     travelEndpoint: Type.Optional(Endpoint),
     publicKey: Type.Optional(PublicKey),
     organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
+    contactEmail: Type.Optional(ContactEmail),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateOrganization = Static<typeof UpdateOrganization>;
 
 export const CreatedOrganization = Type.Object({
-  organization: Organization,
+  organization: OrganizationDetail,
   apiKey: Type.String({ description: 'The organization’s first API key. Shown only once.' }),
   webhookSecret: Type.String({ description: 'Standard Webhooks secret (`whsec_…`). Shown only once.' }),
+});
+
+const Scope = Type.Enum(['full', 'read'], {
+  description:
+    '`full`: every right of the organization; `read`: GET requests only (the audited /pii read included).',
 });
 
 export const ApiKeyInfo = Type.Object({
   keyId: Type.String({ format: 'uuid' }),
   prefix: Type.String({ description: 'First characters of the key, to tell keys apart.' }),
+  scope: Scope,
   createdAt: Type.String({ format: 'date-time' }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
@@ -102,7 +135,17 @@ export const MyApiKeyList = Type.Object({
 export const CreatedApiKey = Type.Object({
   apiKey: Type.String({ description: 'The new API key. Shown only once.' }),
   keyId: Type.String({ format: 'uuid' }),
+  scope: Scope,
 });
+
+export const CreateApiKey = Type.Object(
+  { scope: Type.Optional(Scope) },
+  {
+    additionalProperties: false,
+    description: 'The new key’s scope; `full` when absent. The body may be left out.',
+    [OPTIONAL_BODY]: true,
+  },
+);
 
 export const RotatedSecret = Type.Object({
   webhookSecret: Type.String({ description: 'The new Standard Webhooks secret. Shown only once.' }),

@@ -1,7 +1,8 @@
 /** SQL of the directory. Rows are mapped to domain shapes here; no row leaves this file as-is. */
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
-import type { Organization } from './schemas.js';
+import type { Scope } from '../http/auth.js';
+import type { Organization, OrganizationDetail } from './schemas.js';
 
 interface OrgRow {
   [k: string]: unknown;
@@ -11,11 +12,12 @@ interface OrgRow {
   travel_endpoint: string | null;
   public_key: string | null;
   organization_type: 'unverified' | 'verified';
+  contact_email: string | null;
 }
 
-const ORG_COLUMNS = 'id, name, vasp_did, travel_endpoint, public_key, organization_type';
+const ORG_COLUMNS = 'id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email';
 
-export function toOrganization(r: OrgRow): Organization {
+function toOrganization(r: OrgRow): OrganizationDetail {
   return {
     id: r.id,
     name: r.name,
@@ -23,13 +25,19 @@ export function toOrganization(r: OrgRow): Organization {
     publicKey: r.public_key,
     vaspDid: r.vasp_did,
     organizationType: r.organization_type,
+    contactEmail: r.contact_email,
   };
+}
+
+/** The directory entry as every organization sees it: the interface document's six fields. */
+export function publicEntry({ contactEmail: _, ...entry }: OrganizationDetail): Organization {
+  return entry;
 }
 
 export async function listOrganizations(
   q: Queryable,
   filter: { organizationType?: string; vaspDid?: string },
-): Promise<Organization[]> {
+): Promise<OrganizationDetail[]> {
   const rows = await q.query<OrgRow>(
     `SELECT ${ORG_COLUMNS} FROM organizations
       WHERE ($1::text IS NULL OR organization_type = $1) AND ($2::text IS NULL OR vasp_did = $2)
@@ -39,49 +47,51 @@ export async function listOrganizations(
   return rows.map(toOrganization);
 }
 
-export async function findOrganization(q: Queryable, id: string): Promise<Organization | undefined> {
+export async function findOrganization(q: Queryable, id: string): Promise<OrganizationDetail | undefined> {
   const rows = await q.query<OrgRow>(`SELECT ${ORG_COLUMNS} FROM organizations WHERE id = $1`, [id]);
   return rows[0] && toOrganization(rows[0]);
 }
 
-export async function findOrganizationByDid(q: Queryable, did: string): Promise<Organization | undefined> {
+export async function findOrganizationByDid(
+  q: Queryable,
+  did: string,
+): Promise<OrganizationDetail | undefined> {
   const rows = await q.query<OrgRow>(`SELECT ${ORG_COLUMNS} FROM organizations WHERE vasp_did = $1`, [did]);
   return rows[0] && toOrganization(rows[0]);
 }
 
-export async function insertOrganization(q: Queryable, o: Organization): Promise<void> {
+export async function insertOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
-    `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType],
+    `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType, o.contactEmail],
   );
 }
 
-export async function updateOrganization(q: Queryable, o: Organization): Promise<void> {
+export async function updateOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
     `UPDATE organizations SET name = $2, vasp_did = $3, travel_endpoint = $4, public_key = $5,
-            organization_type = $6, updated_at = now()
+            organization_type = $6, contact_email = $7, updated_at = now()
       WHERE id = $1`,
-    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType],
+    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType, o.contactEmail],
   );
 }
 
 export async function insertApiKey(
   q: Queryable,
-  k: { id: string; organizationId: string; prefix: string; hash: Buffer },
+  k: { id: string; organizationId: string; prefix: string; hash: Buffer; scope: Scope },
 ): Promise<void> {
-  await q.query('INSERT INTO api_keys (id, organization_id, prefix, key_hash) VALUES ($1, $2, $3, $4)', [
-    k.id,
-    k.organizationId,
-    k.prefix,
-    k.hash,
-  ]);
+  await q.query(
+    'INSERT INTO api_keys (id, organization_id, prefix, key_hash, scope) VALUES ($1, $2, $3, $4, $5)',
+    [k.id, k.organizationId, k.prefix, k.hash, k.scope],
+  );
 }
 
 export interface ApiKeyRecord {
   keyId: string;
   organizationId: string;
   prefix: string;
+  scope: Scope;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -91,6 +101,7 @@ function toApiKey(r: Record<string, unknown>): ApiKeyRecord {
     keyId: r.id as string,
     organizationId: r.organization_id as string,
     prefix: r.prefix as string,
+    scope: r.scope as Scope,
     createdAt: toIso(r.created_at),
     revokedAt: r.revoked_at == null ? null : toIso(r.revoked_at),
   };
@@ -98,7 +109,7 @@ function toApiKey(r: Record<string, unknown>): ApiKeyRecord {
 
 export async function listApiKeys(q: Queryable, organizationId: string): Promise<ApiKeyRecord[]> {
   const rows = await q.query(
-    `SELECT id, organization_id, prefix, created_at, revoked_at FROM api_keys
+    `SELECT id, organization_id, prefix, scope, created_at, revoked_at FROM api_keys
       WHERE organization_id = $1 ORDER BY created_at, id`,
     [organizationId],
   );
@@ -125,7 +136,6 @@ export async function countActiveApiKeys(q: Queryable, organizationId: string): 
   return rows[0]!.n;
 }
 
-/** Revokes a key; returns the revoked key, or undefined when it does not exist. */
 /** The organization a key belongs to, revoked or not. */
 export async function apiKeyOrganization(q: Queryable, keyId: string): Promise<string | undefined> {
   const rows = await q.query<{ organization_id: string }>(
@@ -135,10 +145,11 @@ export async function apiKeyOrganization(q: Queryable, keyId: string): Promise<s
   return rows[0]?.organization_id;
 }
 
+/** Revokes a key; returns the revoked key, or undefined when it does not exist. */
 export async function revokeApiKey(q: Queryable, keyId: string): Promise<ApiKeyRecord | undefined> {
   const rows = await q.query(
     `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
-     RETURNING id, organization_id, prefix, created_at, revoked_at`,
+     RETURNING id, organization_id, prefix, scope, created_at, revoked_at`,
     [keyId],
   );
   return rows[0] && toApiKey(rows[0]);
@@ -148,13 +159,13 @@ export async function revokeApiKey(q: Queryable, keyId: string): Promise<ApiKeyR
 export async function findActiveKey(
   q: Queryable,
   hash: Buffer,
-): Promise<{ keyId: string; organizationId: string } | undefined> {
-  const rows = await q.query<{ id: string; organization_id: string }>(
-    'SELECT id, organization_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+): Promise<{ keyId: string; organizationId: string; scope: Scope } | undefined> {
+  const rows = await q.query<{ id: string; organization_id: string; scope: Scope }>(
+    'SELECT id, organization_id, scope FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
     [hash],
   );
   const r = rows[0];
-  return r && { keyId: r.id, organizationId: r.organization_id };
+  return r && { keyId: r.id, organizationId: r.organization_id, scope: r.scope };
 }
 
 export async function insertWebhookSecret(

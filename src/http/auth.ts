@@ -1,69 +1,79 @@
 /**
- * Authentication by `x-api-key` on every /v1 route (SPEC §3). The operator key opens only
- * /v1/admin/*; organization keys open everything else. The result is `request.auth`, which
- * routes read through `orgOf(request)`; authorization by party happens in the services.
+ * Authentication by `x-api-key` on every /v1 route (SPEC §3, §13). Operator keys (the bootstrap
+ * HUB_ADMIN_KEY and named operators' keys) open only /v1/admin/*; organization keys open
+ * everything else, a `read` key only its GET routes. The result is `request.auth`, which routes
+ * read through `orgOf` / `callerOf` / `actorOf`; authorization by party happens in the services.
  *
  * The route decides, never the raw URL: the router decodes percent-escapes (`/%761/admin/…`) and
  * accepts absolute-form targets (`http://host/v1/admin/…`), so a URL that does not look like
  * /v1/admin can still reach an admin route. Only a request that matched no route (a 404 in the
  * making) is judged by its URL, and then it can at most turn that 404 into a 401.
+ *
+ * Every failed authentication, whatever its shape (no key, a malformed one, an unknown or revoked
+ * one), counts against the client's address: past the limit, further unauthenticated requests from
+ * it get 429 instead of 401 until the second ends. Requests with a valid key are never held back by
+ * someone else's bad keys behind the same address (a NAT, a proxy); they have their own limits.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_KEY_PATTERN, hashApiKey, hashesMatch } from '../directory/api-keys.js';
+import type { Actor } from '../audit/store.js';
+import { API_KEY_PATTERN, hashApiKey, hashesMatch, OPERATOR_KEY_PATTERN } from '../directory/api-keys.js';
 import { AppError } from './errors.js';
 
-export type Auth = { kind: 'operator' } | { kind: 'org'; organizationId: string; keyId: string };
+export type Scope = 'full' | 'read';
+
+export type Auth =
+  | { kind: 'operator'; operatorId: string | null; name: string }
+  | { kind: 'org'; organizationId: string; keyId: string; scope: Scope };
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth: Auth | null;
   }
+  interface FastifyContextConfig {
+    /** A route anyone may call without a key (rate-limited per client address instead). */
+    public?: boolean;
+  }
 }
 
+/** How keys are looked up (the directory, cached). */
 export interface KeyLookup {
-  /** The active key with this SHA-256 (see hashApiKey), if any. */
-  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string } | undefined>;
+  /** The active organization key with this SHA-256, if any. */
+  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string; scope: Scope } | undefined>;
+  /** The active named operator with this key hash, if any. */
+  authenticateOperator(keyHash: Buffer): Promise<{ id: string; name: string } | undefined>;
 }
+
+/** The bootstrap operator's name in the audit (`operator:bootstrap`). */
+export const BOOTSTRAP_OPERATOR = 'bootstrap';
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
 
 const unauthenticated = () =>
   new AppError('UNAUTHENTICATED', 'Send a valid, unrevoked API key in the x-api-key header.');
 
-/**
- * Unknown keys per client address, per second: past the limit, an address that presents another
- * unknown key gets 429 (with Retry-After) instead of 401 until the second ends. Only misses are
- * counted and refused, after the look-up, so a valid key is never held back by someone else's bad
- * keys behind the same address (a NAT, or a proxy when the hub sees only the proxy's address).
- */
-class FailedKeys {
+/** Failed authentications per client address, per second (see the module's comment). */
+class FailedAuthentications {
   private counts = new Map<string, number>();
   private windowStart = 0;
 
   constructor(private readonly perSecond: number) {}
 
-  private window(): Map<string, number> {
+  /** Counts a failure from this address; the error to answer with: 401, or 429 past the limit. */
+  fail(address: string): AppError {
     const now = Date.now();
     if (now - this.windowStart >= 1000 || this.counts.size > 10_000) {
       this.counts = new Map();
       this.windowStart = now;
     }
-    return this.counts;
-  }
-
-  /** Counts a miss from this address; throws RATE_LIMITED once it is over the limit. */
-  miss(address: string): void {
-    const counts = this.window();
-    const n = (counts.get(address) ?? 0) + 1;
-    counts.set(address, n);
-    if (n > this.perSecond) {
-      throw new AppError(
-        'RATE_LIMITED',
-        'Too many unknown API keys from this address; retry later.',
-        undefined,
-        {
-          headers: { 'retry-after': '1' },
-        },
-      );
-    }
+    const n = (this.counts.get(address) ?? 0) + 1;
+    this.counts.set(address, n);
+    if (n <= this.perSecond) return unauthenticated();
+    return new AppError(
+      'RATE_LIMITED',
+      'Too many failed authentications from this address; retry later.',
+      undefined,
+      { headers: { 'retry-after': '1' } },
+    );
   }
 }
 
@@ -72,33 +82,44 @@ export function registerAuth(
   app: FastifyInstance,
   adminKey: string,
   keys: KeyLookup,
-  options: { unknownKeysPerSecond: number },
+  options: { failuresPerSecond: number },
 ): (request: FastifyRequest) => Promise<void> {
   const adminHash = hashApiKey(adminKey);
-  const failed = options.unknownKeysPerSecond > 0 ? new FailedKeys(options.unknownKeysPerSecond) : undefined;
+  const failures =
+    options.failuresPerSecond > 0 ? new FailedAuthentications(options.failuresPerSecond) : undefined;
+  const fail = (request: FastifyRequest) => failures?.fail(request.ip) ?? unauthenticated();
   app.decorateRequest('auth', null);
+
+  const identify = async (key: unknown): Promise<Auth | undefined> => {
+    if (typeof key !== 'string' || key.length === 0 || key.length > 256) return undefined;
+    const keyHash = hashApiKey(key);
+    if (hashesMatch(keyHash, adminHash))
+      return { kind: 'operator', operatorId: null, name: BOOTSTRAP_OPERATOR };
+    if (OPERATOR_KEY_PATTERN.test(key)) {
+      const operator = await keys.authenticateOperator(keyHash);
+      return operator && { kind: 'operator', operatorId: operator.id, name: operator.name };
+    }
+    if (!API_KEY_PATTERN.test(key)) return undefined;
+    const found = await keys.authenticate(keyHash);
+    return found && { kind: 'org', ...found };
+  };
+
   const authenticate = async (request: FastifyRequest): Promise<void> => {
     const path = request.routeOptions.url ?? request.url;
     if (!path.startsWith('/v1/') && path !== '/v1') return;
-    const key = request.headers['x-api-key'];
-    if (typeof key !== 'string' || key.length === 0 || key.length > 256) throw unauthenticated();
+    if (request.routeOptions.config?.public) return;
+    const auth = await identify(request.headers['x-api-key']);
+    if (!auth) throw fail(request);
     const adminRoute = path === '/v1/admin' || path.startsWith('/v1/admin/') || path.startsWith('/v1/admin?');
-    const keyHash = hashApiKey(key);
-    if (hashesMatch(keyHash, adminHash)) {
-      if (!adminRoute) {
-        throw new AppError('FORBIDDEN', 'The operator key is accepted only on /v1/admin routes.');
-      }
-      request.auth = { kind: 'operator' };
-      return;
+    if (auth.kind === 'operator' && !adminRoute) {
+      throw new AppError('FORBIDDEN', 'The operator key is accepted only on /v1/admin routes.');
     }
-    if (!API_KEY_PATTERN.test(key)) throw unauthenticated();
-    const found = await keys.authenticate(keyHash);
-    if (!found) {
-      failed?.miss(request.ip);
-      throw unauthenticated();
+    if (auth.kind === 'org' && adminRoute)
+      throw new AppError('FORBIDDEN', 'This route needs the operator key.');
+    if (auth.kind === 'org' && auth.scope === 'read' && !READ_METHODS.has(request.method)) {
+      throw new AppError('FORBIDDEN', 'This API key has the read scope: it may only read (GET).');
     }
-    if (adminRoute) throw new AppError('FORBIDDEN', 'This route needs the operator key.');
-    request.auth = { kind: 'org', ...found };
+    request.auth = auth;
   };
   app.addHook('onRequest', authenticate);
   return authenticate;
@@ -106,7 +127,27 @@ export function registerAuth(
 
 /** The calling organization's id; routes outside /v1/admin always have one. */
 export function orgOf(request: FastifyRequest): string {
+  return callerOf(request).organizationId;
+}
+
+/** The calling organization and the key it called with. */
+export function callerOf(request: FastifyRequest): { organizationId: string; keyId: string; scope: Scope } {
   const auth = request.auth;
   if (auth?.kind !== 'org') throw new AppError('FORBIDDEN', 'This route needs an organization API key.');
-  return auth.organizationId;
+  return { organizationId: auth.organizationId, keyId: auth.keyId, scope: auth.scope };
+}
+
+/** Who acts, for the audit: `operator:<name>` or `org:<id>`. */
+export function actorOf(request: FastifyRequest): Actor {
+  const auth = request.auth;
+  if (auth?.kind === 'operator') return `operator:${auth.name}`;
+  return `org:${orgOf(request)}`;
+}
+
+/** The rate-limit bucket of a request: its organization, its operator, or its client address. */
+export function rateLimitBucket(request: FastifyRequest): string {
+  const auth = request.auth;
+  if (auth?.kind === 'org') return `org:${auth.organizationId}`;
+  if (auth?.kind === 'operator') return `operator:${auth.operatorId ?? BOOTSTRAP_OPERATOR}`;
+  return `ip:${request.ip}`;
 }

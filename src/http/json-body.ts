@@ -51,22 +51,36 @@ function prototypePath(text: string): string | undefined {
   }
   return findPath(
     value,
-    (key, _, at) => key === '__proto__' || (key === 'prototype' && at.endsWith('/constructor')),
+    (key, _, parentKey) => key === '__proto__' || (key === 'prototype' && parentKey === 'constructor'),
   );
 }
 
-/** JSON pointer (RFC 6901) of the first member or element, in document order, that `hit` picks. */
+/**
+ * JSON pointer (RFC 6901) of the first member or element, in document order, that `hit` picks.
+ * Iterative, with a stack of its own: a body nested tens of thousands of levels deep cannot
+ * overflow the call stack.
+ */
 function findPath(
   value: unknown,
-  hit: (key: string, child: unknown, at: string) => boolean,
-  at = '',
+  hit: (key: string, child: unknown, parentKey: string | undefined) => boolean,
 ): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const here = `${at}/${escapePointerToken(key)}`;
-    if (hit(key, child, at)) return here;
-    const found = findPath(child, hit, here);
-    if (found !== undefined) return found;
+  const stack: { key: string | undefined; entries: [string, unknown][]; next: number }[] = [
+    { key: undefined, entries: Object.entries(value), next: 0 },
+  ];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const entry = top.entries[top.next++];
+    if (entry === undefined) {
+      stack.pop();
+      continue;
+    }
+    const [key, child] = entry;
+    if (hit(key, child, top.key)) {
+      return [...stack.slice(1).map((f) => f.key!), key].map((k) => `/${escapePointerToken(k)}`).join('');
+    }
+    if (child !== null && typeof child === 'object')
+      stack.push({ key, entries: Object.entries(child), next: 0 });
   }
   return undefined;
 }

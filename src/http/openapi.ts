@@ -4,7 +4,7 @@
  * schemas that a route's validator deliberately leaves loose (documented-as.ts).
  */
 import swagger from '@fastify/swagger';
-import { DOCUMENTED_AS } from './documented-as.js';
+import { DOCUMENTED_AS, OPTIONAL_BODY } from './documented-as.js';
 import type { HubApp } from './types.js';
 
 export interface DocumentParts {
@@ -39,13 +39,23 @@ export async function registerOpenApi(app: HubApp, parts: DocumentParts): Promis
   );
 }
 
-/** A copy in which every DOCUMENTED_AS field is a reference to its component. */
+/**
+ * A copy in which every DOCUMENTED_AS field is a reference to its component, and every request
+ * body marked OPTIONAL_BODY is not required.
+ */
 function referenced(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(referenced);
   if (node === null || typeof node !== 'object') return node;
-  const name = (node as Record<string, unknown>)[DOCUMENTED_AS];
+  const object = node as Record<string, any>;
+  const name = object[DOCUMENTED_AS];
   if (typeof name === 'string') return { $ref: `#/components/schemas/${name}` };
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, referenced(v)]));
+  const copy = Object.fromEntries(
+    Object.entries(object)
+      .filter(([k]) => k !== OPTIONAL_BODY)
+      .map(([k, v]) => [k, referenced(v)]),
+  );
+  if (object.content?.['application/json']?.schema?.[OPTIONAL_BODY]) copy.required = false;
+  return copy;
 }
 
 /**

@@ -20,19 +20,47 @@ export interface ProblemBody {
   code: ErrorCode;
   instance?: string;
   errors?: FieldProblem[];
+  /** More problems were found than `errors` lists. */
+  truncated?: true;
+}
+
+/** Problems an answer lists at most (SPEC §13); more are cut, with `truncated: true`. */
+export const MAX_PROBLEMS = 100;
+/** No answer exceeds this (SPEC §13); each text is cut to TEXT_CAP so that the list fits. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+const TEXT_CAP = 256;
+
+/** A text cut to `max` characters (without splitting a surrogate pair), marked with an ellipsis. */
+function capped(text: string, max = TEXT_CAP): string {
+  if (text.length <= max) return text;
+  const cut = /[\uD800-\uDBFF]/.test(text[max - 2] ?? '') ? max - 2 : max - 1;
+  return `${text.slice(0, cut)}…`;
 }
 
 export function problemOf(err: AppError, instance?: string): ProblemBody {
   const def = ERRORS[err.code];
-  return {
+  const body: ProblemBody = {
     type: `${PROBLEM_BASE}${err.code.toLowerCase().replaceAll('_', '-')}`,
     title: def.title,
     status: def.status,
-    detail: err.detail,
+    detail: capped(err.detail, 1024),
     code: err.code,
-    ...(instance ? { instance } : {}),
-    ...(err.errors ? { errors: err.errors } : {}),
+    ...(instance ? { instance: capped(instance) } : {}),
   };
+  if (err.errors === undefined) return body;
+  // Listed while the answer stays within MAX_ANSWER_BYTES (texts escaped as JSON may take up to
+  // six bytes a character, so the count alone does not bound the size).
+  let room = MAX_ANSWER_BYTES - Buffer.byteLength(JSON.stringify(body)) - 64;
+  const errors: FieldProblem[] = [];
+  for (const p of err.errors) {
+    const problem = { path: capped(p.path), message: capped(p.message) };
+    room -= Buffer.byteLength(JSON.stringify(problem)) + 1;
+    if (errors.length === MAX_PROBLEMS || room < 0) break;
+    errors.push(problem);
+  }
+  body.errors = errors;
+  if (errors.length < err.errors.length) body.truncated = true;
+  return body;
 }
 
 export function sendProblem(reply: FastifyReply, err: AppError) {
@@ -162,6 +190,22 @@ function toAppError(error: FastifyError): AppError {
   return new AppError('INTERNAL', 'An internal error occurred; it has been logged.', undefined, {
     cause: error,
   });
+}
+
+/**
+ * The body of a route whose body may be left out (OPTIONAL_BODY, with `attachValidation`):
+ * undefined when there is none, else the body, which must have passed its schema.
+ */
+export function optionalBody<T>(request: FastifyRequest & { body: T }): T | undefined {
+  if (request.body === undefined || request.body === null) return undefined;
+  if (request.validationError) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'The request body is invalid; see errors.',
+      fieldProblems(request.validationError),
+    );
+  }
+  return request.body;
 }
 
 /** Fastify's schema-validation error as field problems (also for routes that attach validation). */

@@ -32,8 +32,10 @@ export const Problem = Type.Object(
           path: Type.String({ description: 'JSON pointer into the request body.' }),
           message: Type.String(),
         }),
+        { maxItems: 100, description: 'At most 100 problems; `truncated` says when more were found.' },
       ),
     ),
+    truncated: Type.Optional(Type.Literal(true, { description: 'More problems were found than listed.' })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details.' },
 );

@@ -1,6 +1,7 @@
 /**
  * /docs: the OpenAPI document (/openapi.json) browsed in swagger-ui. The page and its scripts are
- * the swagger-ui-dist package's files, served as they are; only the start script is ours (it
+ * the swagger-ui-dist package's files, served as they are (only those the page loads; the package's
+ * other files, its package.json and source maps included, are not served); only the start script is ours (it
  * points swagger-ui at /openapi.json instead of the package's demo API). Everything is static,
  * so start-up registers a directory and three routes and loads nothing else.
  * swagger-ui renders inline styles and data: images, so /docs has a policy of its own
@@ -27,6 +28,17 @@ const DOCS_CSP = {
 
 const PAGE = '/docs/static/index.html';
 
+/** The package's files the page loads; nothing else of the package is served. */
+const FILES = new Set([
+  '/index.html',
+  '/index.css',
+  '/swagger-ui.css',
+  '/swagger-ui-bundle.js',
+  '/swagger-ui-standalone-preset.js',
+  '/favicon-16x16.png',
+  '/favicon-32x32.png',
+]);
+
 /** Loaded by the package's index.html; relative, so the page works behind a path prefix too. */
 const START_SCRIPT = `window.onload = function () {
   window.ui = SwaggerUIBundle({
@@ -52,6 +64,11 @@ export async function docsRoutes(app: HubApp): Promise<void> {
     docs.get('/docs/static/swagger-initializer.js', hidden, (_request, reply) =>
       reply.type('text/javascript; charset=utf-8').send(START_SCRIPT),
     );
-    await docs.register(fastifyStatic, { root: assets, prefix: '/docs/static/', decorateReply: false });
+    await docs.register(fastifyStatic, {
+      root: assets,
+      prefix: '/docs/static/',
+      decorateReply: false,
+      allowedPath: (path) => FILES.has(path),
+    });
   });
 }

@@ -34,3 +34,17 @@ export function isEmail(value: string): boolean {
   // An all-numeric top-level label would make an IP address look like a host name.
   return !/^[0-9]+$/.test(labels[labels.length - 1] ?? '');
 }
+
+// Names that people read (organizations, operators) and that the hub repeats in e-mails, the
+// dashboard and the audit: printable text. Control characters (C0, C1, line and paragraph
+// separators) could start lines of their own; bidirectional controls (embeddings, overrides,
+// isolates, marks) could make a name display as another one.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+export const NAME_RULE =
+  'must be printable text: no control or bidirectional-override characters, no leading or trailing space';
+
+export function isPrintableName(value: string): boolean {
+  return value.trim() === value && value.length > 0 && !UNPRINTABLE.test(value);
+}

@@ -42,6 +42,8 @@ export class Initiations {
     private readonly lookups: OrgLookups,
     private readonly outbox: Outbox,
     private readonly idempotency: Idempotency,
+    /** NOTIFY e-mails an unverified organization may cause per 24 hours (SPEC §13). */
+    private readonly notifyDailyLimit: number,
   ) {
     // One batch at a time; on a database server the next batch goes out before this one's callers
     // are answered (see GroupCommit's nextFirst).
@@ -56,6 +58,12 @@ export class Initiations {
     body: InitiateRequest,
     idem?: IdempotencyKey,
   ): Promise<InitiateResponse> {
+    if (
+      body.protocol === 'NOTIFY' &&
+      (await this.lookups.byId(originatorId))?.organizationType !== 'verified'
+    ) {
+      return this.limitedNotify(originatorId, body, idem);
+    }
     if (!idem) {
       const prepared = await this.prepare(this.lookups, originatorId, body);
       await this.batches.submit(prepared.initiation);
@@ -85,6 +93,31 @@ export class Initiations {
     if (this.keyTaken.has(prepared.initiation)) return alone();
     this.idempotency.purgeExpired();
     return prepared.response;
+  }
+
+  /**
+   * A NOTIFY initiation of an unverified organization: alone, counted against its daily limit, so
+   * that no one can use the hub to send e-mail in its name to any address at will.
+   */
+  private limitedNotify(originatorId: string, body: InitiateRequest, idem?: IdempotencyKey) {
+    return this.idempotency.run(originatorId, idem, async (tx) => {
+      const window = await store.lockNotifyWindow(tx, originatorId);
+      if (window.count >= this.notifyDailyLimit) {
+        const wait =
+          window.windowFreesAt === null ? 60 : (Date.parse(window.windowFreesAt) - Date.now()) / 1000;
+        throw new AppError(
+          'RATE_LIMITED',
+          `An unverified organization may send ${this.notifyDailyLimit} NOTIFY transactions in 24 hours; ` +
+            'ask the operator to verify the organization, or retry later.',
+          undefined,
+          { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait))) } },
+        );
+      }
+      const prepared = await this.prepare(lookupsIn(tx), originatorId, body);
+      const plan = this.outbox.plan([prepared.initiation.message], { lease: false });
+      await store.insertInitiations(tx, [prepared.initiation], plan);
+      return prepared.response;
+    });
   }
 
   /**

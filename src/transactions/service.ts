@@ -22,9 +22,22 @@ export class TransactionService implements DeliveryHooks {
   private readonly commands: TransactionCommands;
   private readonly reads: TransactionReads;
 
-  constructor(db: Database, masterKey: Buffer, outbox: Outbox, lookups: OrgLookups = lookupsIn(db)) {
+  constructor(
+    db: Database,
+    masterKey: Buffer,
+    outbox: Outbox,
+    options: { lookups?: OrgLookups; notifyDailyLimit: number },
+  ) {
     this.idempotency = new Idempotency(db, masterKey);
-    this.initiations = new Initiations(db, masterKey, lookups, outbox, this.idempotency);
+    const lookups = options.lookups ?? lookupsIn(db);
+    this.initiations = new Initiations(
+      db,
+      masterKey,
+      lookups,
+      outbox,
+      this.idempotency,
+      options.notifyDailyLimit,
+    );
     this.commands = new TransactionCommands(this.idempotency, masterKey);
     this.reads = new TransactionReads(db, masterKey);
   }

@@ -331,3 +331,24 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
   );
   return rows.map(toRecord);
 }
+
+/**
+ * NOTIFY transactions the organization started in the last 24 hours, counted under a lock that
+ * makes concurrent NOTIFY initiations of one organization take turns (the count then holds until
+ * the surrounding transaction commits), and when the oldest of them leaves the window.
+ */
+export async function lockNotifyWindow(
+  q: Queryable,
+  originatorId: string,
+): Promise<{ count: number; windowFreesAt: string | null }> {
+  await q.query(`SELECT pg_advisory_xact_lock(hashtextextended('notify-limit/' || $1::text, 0))`, [
+    originatorId,
+  ]);
+  const rows = await q.query<{ n: number; frees: unknown }>(
+    `SELECT count(*)::int AS n, min(created_at) + interval '24 hours' AS frees FROM transactions
+      WHERE originator_id = $1 AND protocol = 'NOTIFY' AND created_at > now() - interval '24 hours'`,
+    [originatorId],
+  );
+  const r = rows[0]!;
+  return { count: r.n, windowFreesAt: r.frees == null ? null : toIso(r.frees) };
+}

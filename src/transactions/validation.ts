@@ -51,7 +51,9 @@ export function validateInitiation(
       assets,
     ),
   );
-  if (typeof b.pii === 'object' && b.pii !== null && !Array.isArray(b.pii)) found.push(...validatePii(b.pii));
+  if (typeof b.pii === 'object' && b.pii !== null && !Array.isArray(b.pii)) {
+    for (const problem of validatePii(b.pii)) found.push(problem);
+  }
 
   const reported = new Set(schemaProblems.map((p) => p.path));
   return [...schemaProblems, ...found.filter((p) => !reported.has(p.path))];

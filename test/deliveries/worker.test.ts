@@ -628,7 +628,10 @@ eachBackend(
     const apiWith = (worker: LocalWorker) => {
       const outbox = new Outbox();
       outbox.attach(worker);
-      return new TransactionService(hub().db, hub().masterKey, outbox, hub().hub.directory.lookups);
+      return new TransactionService(hub().db, hub().masterKey, outbox, {
+        lookups: hub().hub.directory.lookups,
+        notifyDailyLimit: 50,
+      });
     };
     /** The initiation's one message is recorded DELIVERED after exactly one attempt. */
     const assertDeliveredOnce = async (ref: string) => {

@@ -55,6 +55,33 @@ describe('dashboard hosting', () => {
     assert.equal(api.headers.get('content-security-policy'), null);
   });
 
+  it('serves only the swagger-ui files the docs page loads, not the rest of the package', async () => {
+    for (const file of [
+      'index.html',
+      'swagger-ui.css',
+      'swagger-ui-bundle.js',
+      'swagger-ui-standalone-preset.js',
+    ]) {
+      assert.equal((await fetch(`${hub.url}/docs/static/${file}`)).status, 200, file);
+    }
+    for (const file of [
+      'package.json',
+      'README.md',
+      'swagger-ui-bundle.js.map',
+      'absolute-path.js',
+      'index.js',
+    ]) {
+      assert.equal((await fetch(`${hub.url}/docs/static/${file}`)).status, 404, file);
+    }
+  });
+
+  it('tells browsers not to sniff content types, on API answers, errors and pages alike', async () => {
+    for (const path of ['/healthz', '/v1/transactions', '/nope', '/docs/static/index.html', '/ui/']) {
+      const res = await fetch(`${hub.url}${path}`);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
+    }
+  });
+
   it('says plainly when the page has not been built', async () => {
     const app = Fastify() as unknown as HubApp;
     registerProblemHandlers(app);

@@ -324,8 +324,8 @@ eachBackend(
         [org.id],
       );
       assert.deepEqual(rows, [
-        { actor: 'operator', action: 'organization.created' },
-        { actor: 'operator', action: 'organization.updated' },
+        { actor: 'operator:bootstrap', action: 'organization.created' },
+        { actor: 'operator:bootstrap', action: 'organization.updated' },
       ]);
     });
 

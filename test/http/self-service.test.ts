@@ -26,7 +26,14 @@ eachBackend('self-service keys and webhook secret', (hub) => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.apiKeys.length, 1);
     const [key] = res.body.apiKeys;
-    assert.deepEqual(Object.keys(key).sort(), ['createdAt', 'current', 'keyId', 'prefix', 'revokedAt']);
+    assert.deepEqual(Object.keys(key).sort(), [
+      'createdAt',
+      'current',
+      'keyId',
+      'prefix',
+      'revokedAt',
+      'scope',
+    ]);
     assert.equal(key.prefix, org.apiKey.slice(0, 12));
     assert.equal(key.current, true);
     assert.equal(key.revokedAt, null);

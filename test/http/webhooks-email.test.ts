@@ -74,7 +74,7 @@ eachBackend(
       );
       assert.equal(e.attemptLog[0].statusCode, 250);
       assert.ok(e.deliveredAt);
-      assert.equal(e.event, undefined);
+      assert.equal(e.event, 'notify');
     });
 
     it('retries an e-mail the SMTP server refuses for now', async () => {
@@ -147,7 +147,7 @@ eachBackend(
         [ref],
       );
       assert.equal(audit.length, 1);
-      assert.equal(audit[0]!.actor, 'operator');
+      assert.equal(audit[0]!.actor, 'operator:bootstrap');
       assert.equal((audit[0]!.details as Json).channel, 'email');
     });
   },

@@ -1,7 +1,7 @@
 /** The NOTIFY e-mail's text: what the originator chose cannot add lines to a message in the hub's name. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { composeNotifyEmail } from '../../src/deliveries/email.js';
+import { composeNotifyEmail } from '../../src/deliveries/email-texts.js';
 
 it('escapes line breaks and other control characters in the values it quotes', () => {
   const { subject, text } = composeNotifyEmail(
