@@ -118,9 +118,9 @@ async function main() {
         secrets: { adminKey: config.adminKey!, masterKey, generatedAdminKey: false },
       });
       const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
-      await built.deliveries.worker.start();
+      await built.background.start();
       cleanup.unshift(async () => {
-        await built.deliveries.worker.stop();
+        await built.background.stop();
         await built.app.close();
       });
       return { url, adminKey: config.adminKey! };

@@ -9,6 +9,9 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { adminClaimRoutes, claimRoutes } from './claims/routes.js';
+import { ClaimService } from './claims/service.js';
+import { LinkTokens, tokenHash } from './claims/tokens.js';
 import { type Config, ConfigError } from './config.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
@@ -16,7 +19,7 @@ import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliver
 import { webhooksDocument } from './deliveries/webhook-docs.js';
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
-import { rateLimitBucket, registerAuth } from './http/auth.js';
+import { type Authenticator, rateLimitBucket, registerAuth } from './http/auth.js';
 import { UUID } from './http/cursor.js';
 import { addDocumentedAs } from './http/documented-as.js';
 import { serializeError } from './http/error-log.js';
@@ -35,6 +38,7 @@ import { operatorRoutes } from './operators/routes.js';
 import { OperatorService } from './operators/service.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/amount.js';
+import { ExpirySweeper } from './transactions/expiry.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { TransactionService } from './transactions/service.js';
 import { VERSION } from './version.js';
@@ -69,10 +73,13 @@ export interface Hub {
   directory: DirectoryService;
   transactions: TransactionService;
   deliveries: Deliveries;
+  claims: ClaimService;
+  /** What a process with HUB_WORKER runs besides the API: the delivery worker and the expiry sweep. */
+  background: { start(): Promise<void>; stop(): Promise<void> };
 }
 
 export async function buildApp({ config, db, secrets, logStream, hooks }: BuildOptions): Promise<Hub> {
-  let authenticate: ((request: FastifyRequest) => Promise<void>) | undefined;
+  let auth: Authenticator | undefined;
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -101,7 +108,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     // Answered by the onRequest hook below instead, as problem+json.
     return503OnClosing: false,
     // Errors raised before any hook or handler runs, answered as problem+json like the rest.
-    frameworkErrors: (error, request, reply) => answerFrameworkError(error, request, reply, authenticate),
+    frameworkErrors: (error, request, reply) =>
+      answerFrameworkError(error, request, reply, auth?.authenticate),
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -133,6 +141,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
   const assets = assetTable(config.assetTableFile);
   const registry = createRegistry();
+  const tokens = new LinkTokens(secrets.masterKey);
   const deliveries = createDeliveries({
     config,
     db,
@@ -145,13 +154,25 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     },
     registry,
     log: app.log,
-    joinUrl: () => config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
+    links: () => tokens.links(config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`),
   });
   const transactions = new TransactionService(db, secrets.masterKey, deliveries.outbox, {
     lookups: directory.lookups,
     notifyDailyLimit: config.notifyDailyLimit,
+    claimHash: (ref) => tokenHash(tokens.claimToken(ref)),
   });
-  app.addHook('onClose', () => deliveries.close());
+  const claims = new ClaimService(db, secrets.masterKey, tokens, directory, transactions.lifecycle);
+  const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
+  const background = {
+    start: async () => {
+      await deliveries.worker.start();
+      expiry.start();
+    },
+    stop: async () => {
+      await Promise.all([deliveries.worker.stop(), expiry.stop()]);
+    },
+  };
+  app.addHook('onClose', () => Promise.all([expiry.stop(), deliveries.close()]).then(() => {}));
   const unwatchDirectory = await directory.watch();
   app.addHook('onClose', () => unwatchDirectory());
 
@@ -191,7 +212,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     });
   }
   const operators = new OperatorService(db, directory);
-  authenticate = registerAuth(
+  auth = registerAuth(
     app,
     secrets.adminKey,
     {
@@ -236,11 +257,13 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
   transactionRoutes(app, transactions, assets);
+  claimRoutes(app, claims, auth.failed);
+  adminClaimRoutes(app, claims);
   deliveries.registerRoutes(app);
   await dashboardRoutes(app);
   await docsRoutes(app);
 
-  return { app, directory, transactions, deliveries };
+  return { app, directory, transactions, deliveries, claims, background };
 }
 
 /** `http://host:port` the app listens on, once it does. */

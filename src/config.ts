@@ -26,6 +26,8 @@ export interface Config {
   readonly maxInflightPerRecipient: number;
   /** NOTIFY e-mails an unverified organization may cause per 24 hours. */
   readonly notifyDailyLimit: number;
+  /** A NEW or RECEIVER_NOTIFIED transaction with no state change for this long expires (ms). */
+  readonly pendingExpiryMs: number;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10_000,
     ),
     notifyDailyLimit: integer(str('HUB_NOTIFY_DAILY_LIMIT'), 'HUB_NOTIFY_DAILY_LIMIT', 50, 0, 1_000_000),
+    pendingExpiryMs: duration(str('HUB_PENDING_EXPIRY'), 'HUB_PENDING_EXPIRY', '30d'),
   });
 }
 
@@ -115,6 +118,20 @@ function integer(v: string | undefined, name: string, dflt: number, min: number,
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
   }
   return Number(v);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `30d`, `12h`, `90s` or `500ms`, in milliseconds (at least 1 s, at most 100 years). */
+function duration(v: string | undefined, name: string, dflt: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(v ?? dflt);
+  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : Number.NaN;
+  if (!(ms >= 1000 && ms <= 100 * 365 * 86_400_000)) {
+    throw new ConfigError(
+      `${name} must be a duration such as 30d, 12h or 90s (units ms, s, m, h, d), at least 1s`,
+    );
+  }
+  return ms;
 }
 
 function boolean(v: string | undefined, name: string, dflt: boolean): boolean {

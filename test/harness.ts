@@ -137,6 +137,8 @@ export class TestHub {
     const logStream = new Writable({
       write(chunk, _enc, cb) {
         logs.push(String(chunk));
+        // DEBUG_HUB_ERRORS=1 shows the hub's errors as they happen (its logs are otherwise only kept).
+        if (process.env.DEBUG_HUB_ERRORS && String(chunk).includes('"level":50')) process.stderr.write(chunk);
         cb();
       },
     });
@@ -148,11 +150,11 @@ export class TestHub {
     });
     this.url = await this.hub.app.listen({ port: 0, host: '127.0.0.1' });
     // The delivery worker runs unless the suite passes HUB_WORKER: 'false'.
-    if (this.config.worker) await this.hub.deliveries.worker.start();
+    if (this.config.worker) await this.hub.background.start();
   }
 
   async stop() {
-    await this.hub.deliveries.worker.stop();
+    await this.hub.background.stop();
     await this.hub.app.close();
     await this.db.close();
   }

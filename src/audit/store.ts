@@ -7,15 +7,16 @@ import type { Queryable } from '../db/database.js';
 
 /**
  * Who acted: an operator as `operator:<name>` (`operator:bootstrap` for HUB_ADMIN_KEY,
- * `operator:cli` for the command line), an organization as `org:<id>`, or the hub itself.
+ * `operator:cli` for the command line), an organization as `org:<id>`, whoever held the claim link
+ * of a NOTIFY transaction as `claim:<transactionRef>`, or the hub itself.
  * (Rows written before named operators say `operator`.)
  */
-export type Actor = `operator:${string}` | `org:${string}` | 'hub';
+export type Actor = `operator:${string}` | `org:${string}` | `claim:${string}` | 'hub';
 
 export interface AuditEvent {
   actor: Actor;
   action: string;
-  subjectType: 'organization' | 'api_key' | 'webhook_secret' | 'transaction' | 'operator';
+  subjectType: 'organization' | 'api_key' | 'webhook_secret' | 'transaction' | 'operator' | 'application';
   subjectId: string;
   details?: Record<string, unknown>;
 }

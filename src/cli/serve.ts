@@ -34,7 +34,7 @@ async function start(config: Config): Promise<void> {
   opening.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
   const { buildApp } = await import('../app.js');
   const db = await opening;
-  const { app, deliveries } = await buildApp({ config, db, secrets });
+  const { app, background } = await buildApp({ config, db, secrets });
   await app.listen({ port: config.port, host: config.host }).catch((err: Error) => {
     throw new ConfigError(`HOST/PORT: cannot listen on ${config.host}:${config.port}: ${err.message}`);
   });
@@ -49,7 +49,7 @@ async function start(config: Config): Promise<void> {
   ];
   const keyLine = generatedKeyLine(secrets, config);
   if (keyLine) lines.push(keyLine);
-  if (config.worker) await deliveries.worker.start();
+  if (config.worker) await background.start();
   lines.push(`Delivery worker: ${config.worker ? 'running' : 'off (HUB_WORKER=false)'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 
@@ -59,7 +59,7 @@ async function start(config: Config): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'shutting down');
     try {
-      await Promise.all([deliveries.worker.stop(), app.close()]);
+      await Promise.all([background.stop(), app.close()]);
     } finally {
       await db.close();
     }

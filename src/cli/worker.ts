@@ -18,8 +18,8 @@ export async function runWorker(config: Config): Promise<void> {
       migrated = applied;
     },
   });
-  const { app, deliveries } = await buildApp({ config, db, secrets });
-  await deliveries.worker.start();
+  const { app, background } = await buildApp({ config, db, secrets });
+  await background.start();
   const keyLine = generatedKeyLine(secrets, config);
   process.stdout.write(
     `Travel Rule Hub ${VERSION} delivery worker running (no HTTP listener)\n` +
@@ -34,7 +34,7 @@ export async function runWorker(config: Config): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'worker shutting down');
     try {
-      await deliveries.worker.stop();
+      await background.stop();
       await app.close();
     } finally {
       await db.close();

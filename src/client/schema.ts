@@ -168,6 +168,353 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Applications to join, newest first, with the count of those waiting */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "pending" | "approved" | "rejected";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            applications: {
+                                contactEmail: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                decidedAt: string | null;
+                                decidedBy: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description The address the claim link was sent to (counts as verified). */
+                                notificationEmail: string;
+                                organizationId: string | null;
+                                publicKey: string | null;
+                                rejectReason: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "rejected";
+                                /** Format: uuid */
+                                transactionRef: string;
+                                travelEndpoint: string | null;
+                                vaspDid: string;
+                            }[];
+                            /** @description Applications waiting for review, whatever the filter. */
+                            pending: number;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/applications/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve an application: creates the organization (verified) and e-mails its credentials link */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            contactEmail: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            decidedBy: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description The address the claim link was sent to (counts as verified). */
+                            notificationEmail: string;
+                            organizationId: string | null;
+                            publicKey: string | null;
+                            rejectReason: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected";
+                            /** Format: uuid */
+                            transactionRef: string;
+                            travelEndpoint: string | null;
+                            vaspDid: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/applications/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject an application; the reason is e-mailed to the applicant */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Sent to the applicant. */
+                        reason: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            contactEmail: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            decidedAt: string | null;
+                            decidedBy: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description The address the claim link was sent to (counts as verified). */
+                            notificationEmail: string;
+                            organizationId: string | null;
+                            publicKey: string | null;
+                            rejectReason: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected";
+                            /** Format: uuid */
+                            transactionRef: string;
+                            travelEndpoint: string | null;
+                            vaspDid: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/emails": {
         parameters: {
             query?: never;
@@ -183,8 +530,8 @@ export interface paths {
                     cursor?: string;
                     /** @description 1–100, default 50 */
                     limit?: string;
-                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
-                    status?: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
+                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired). */
+                    status?: "PENDING" | "DELIVERED" | "FAILED" | "HELD" | "CANCELLED";
                     transactionRef?: string;
                 };
                 header?: never;
@@ -218,7 +565,7 @@ export interface paths {
                                  * @description Which e-mail (docs/webhooks.md).
                                  * @enum {string}
                                  */
-                                event: "notify" | "endpoint-changed";
+                                event: "notify" | "notify-cancelled" | "application-approved" | "application-rejected" | "endpoint-changed";
                                 /** Format: uuid */
                                 id: string;
                                 lastError: string | null;
@@ -226,10 +573,10 @@ export interface paths {
                                 messageId: string;
                                 nextAttemptAt: string | null;
                                 /**
-                                 * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                                 * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired).
                                  * @enum {string}
                                  */
-                                status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
+                                status: "PENDING" | "DELIVERED" | "FAILED" | "HELD" | "CANCELLED";
                                 /** @description The address it goes to. */
                                 to: string;
                                 transactionRef: string | null;
@@ -331,7 +678,7 @@ export interface paths {
                              * @description Which e-mail (docs/webhooks.md).
                              * @enum {string}
                              */
-                            event: "notify" | "endpoint-changed";
+                            event: "notify" | "notify-cancelled" | "application-approved" | "application-rejected" | "endpoint-changed";
                             /** Format: uuid */
                             id: string;
                             lastError: string | null;
@@ -339,10 +686,10 @@ export interface paths {
                             messageId: string;
                             nextAttemptAt: string | null;
                             /**
-                             * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                             * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired).
                              * @enum {string}
                              */
-                            status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "HELD" | "CANCELLED";
                             /** @description The address it goes to. */
                             to: string;
                             transactionRef: string | null;
@@ -1532,6 +1879,424 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/claims/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a NOTIFY claim link announces (no key; never personal data) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The token of the link. */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the claim link announces; never personal data. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            announcedAt: string;
+                            destination: string;
+                            originator: {
+                                name: string;
+                                vaspDid: string;
+                            };
+                            transactionAmount: string;
+                            transactionAsset: string;
+                            /** Format: uuid */
+                            transactionRef: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{token}/application": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply to join the hub through a claim link (no key); the operator reviews it
+         * @description Uses the link up. The address the link was sent to counts as verified. On approval the organization is created, verified, its contact gets a single-use link to its credentials, and the transaction becomes its.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The token of the link. */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Where the operator’s answer and the credentials link go. */
+                        contactEmail: string;
+                        name: string;
+                        publicKey?: string;
+                        travelEndpoint?: string;
+                        vaspDid: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            applicationId: string;
+                            /** @enum {string} */
+                            status: "pending";
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/claims/{token}/attach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member claims the NOTIFY transaction of the link with its own key
+         * @description Uses the link up. The transaction then follows MAIN: `received` goes to the member.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The token of the link. */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            beneficiaryVASPid: string;
+                            status: string;
+                            /** Format: uuid */
+                            transactionRef: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/credentials/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Show an approved applicant its API key and webhook secret, once (no key) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The token of the link. */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Shown this once. */
+                            apiKey: string;
+                            organization: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                vaspDid: string;
+                            };
+                            /** @description Standard Webhooks secret (`whsec_…`). Shown this once. */
+                            webhookSecret: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations": {
         parameters: {
             query?: never;
@@ -2256,11 +3021,14 @@ export interface paths {
                     createdAfter?: string;
                     createdBefore?: string;
                     cursor?: string;
+                    /** @description `failing`: only transactions whose message to the counterparty is failing. */
+                    delivery?: "failing";
                     /** @description 1–100, default 50 */
                     limit?: string;
-                    protocol?: "MAIN" | "BASIC" | "NOTIFY";
+                    protocol?: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
                     role?: "originator" | "beneficiary";
-                    status?: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
+                    /** @description DECLINED, CANCELLED and EXPIRED are final. */
+                    status?: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                 };
                 header?: never;
                 path?: never;
@@ -2290,12 +3058,27 @@ export interface paths {
                                     /** @description Detailed explanation (required, non-empty). */
                                     description: string;
                                 };
+                                /** @description Whether the message that tells the counterparty got through. */
+                                delivery: {
+                                    attempts: number;
+                                    /** @description What the last failed attempt ran into, as a class; never the answer itself. */
+                                    lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp") | null;
+                                    nextAttemptAt: string | null;
+                                    /**
+                                     * @description pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: no such message (no endpoint to send to, or withdrawn when the transaction ended).
+                                     * @enum {string}
+                                     */
+                                    state: "pending" | "delivered" | "retrying" | "failed" | "not-applicable";
+                                };
                                 destination: string;
                                 originatorVASPdid: string;
                                 /** @enum {string} */
-                                protocol: "MAIN" | "BASIC" | "NOTIFY";
-                                /** @enum {string} */
-                                status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
+                                protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                                /**
+                                 * @description DECLINED, CANCELLED and EXPIRED are final.
+                                 * @enum {string}
+                                 */
+                                status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                                 transactionAmount: string;
                                 transactionAsset: string;
                                 transactionAssetDecimals: number;
@@ -2402,20 +3185,40 @@ export interface paths {
                                 /** @description Detailed explanation (required, non-empty). */
                                 description: string;
                             };
+                            /** @description Whether the message that tells the counterparty got through. */
+                            delivery: {
+                                attempts: number;
+                                /** @description What the last failed attempt ran into, as a class; never the answer itself. */
+                                lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp") | null;
+                                nextAttemptAt: string | null;
+                                /**
+                                 * @description pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: no such message (no endpoint to send to, or withdrawn when the transaction ended).
+                                 * @enum {string}
+                                 */
+                                state: "pending" | "delivered" | "retrying" | "failed" | "not-applicable";
+                            };
                             destination: string;
                             history: {
                                 /** @description DID of the organization that caused the change, or `hub`. */
                                 actor: string;
                                 /** Format: date-time */
                                 at: string;
-                                /** @enum {string} */
-                                status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
+                                /** @description What happened when the status stayed the same, e.g. `beneficiary-joined`. */
+                                event?: string;
+                                /**
+                                 * @description DECLINED, CANCELLED and EXPIRED are final.
+                                 * @enum {string}
+                                 */
+                                status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                             }[];
                             originatorVASPdid: string;
                             /** @enum {string} */
-                            protocol: "MAIN" | "BASIC" | "NOTIFY";
-                            /** @enum {string} */
-                            status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
+                            protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                            /**
+                             * @description DECLINED, CANCELLED and EXPIRED are final.
+                             * @enum {string}
+                             */
+                            status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                             transactionAmount: string;
                             transactionAsset: string;
                             transactionAssetDecimals: number;
@@ -2622,8 +3425,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            protocol: "MAIN";
+                            /**
+                             * @description MAIN, or NOTIFY for a transaction its beneficiary claimed.
+                             * @enum {string}
+                             */
+                            protocol: "MAIN" | "NOTIFY";
                             /** @enum {string} */
                             status: "CONFIRMED";
                             /**
@@ -2933,9 +3739,12 @@ export interface paths {
                             beneficiaryVASPid: string | null;
                             destination: string;
                             /** @enum {string} */
-                            protocol: "MAIN" | "BASIC" | "NOTIFY";
-                            /** @enum {string} */
-                            status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
+                            protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                            /**
+                             * @description DECLINED, CANCELLED and EXPIRED are final.
+                             * @enum {string}
+                             */
+                            status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                             transactionAmount: string;
                             transactionAsset: string;
                             /**
@@ -3067,8 +3876,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED";
+                            /**
+                             * @description DECLINED, CANCELLED and EXPIRED are final.
+                             * @enum {string}
+                             */
+                            status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                             /**
                              * Format: uuid
                              * @description Reference generated by the hub.
@@ -3175,11 +3987,11 @@ export interface paths {
                     /** @description `nextCursor` of the previous page. */
                     cursor?: string;
                     /** @description Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`. */
-                    event?: "received" | "confirmed-data" | "declined" | "tx-hash";
+                    event?: "received" | "confirmed-data" | "declined" | "cancelled" | "expired" | "beneficiary-joined" | "tx-hash";
                     /** @description 1–100, default 50 */
                     limit?: string;
-                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered). */
-                    status?: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
+                    /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired). */
+                    status?: "PENDING" | "DELIVERED" | "FAILED" | "HELD" | "CANCELLED";
                     transactionRef?: string;
                 };
                 header?: never;
@@ -3217,10 +4029,10 @@ export interface paths {
                                 messageId: string;
                                 nextAttemptAt: string | null;
                                 /**
-                                 * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                                 * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired).
                                  * @enum {string}
                                  */
-                                status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
+                                status: "PENDING" | "DELIVERED" | "FAILED" | "HELD" | "CANCELLED";
                                 transactionRef: string | null;
                             }[];
                             nextCursor: string | null;
@@ -3322,10 +4134,10 @@ export interface paths {
                             messageId: string;
                             nextAttemptAt: string | null;
                             /**
-                             * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered).
+                             * @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired).
                              * @enum {string}
                              */
-                            status: "PENDING" | "DELIVERED" | "FAILED" | "HELD";
+                            status: "PENDING" | "DELIVERED" | "FAILED" | "HELD" | "CANCELLED";
                             transactionRef: string | null;
                         };
                     };
@@ -3394,6 +4206,46 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "beneficiary-joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST {travelEndpoint}/v1/notify/beneficiary-joined to the originator
+         * @description The beneficiary of a NOTIFY transaction joined the hub (or, a member already, claimed it): from now on it follows MAIN. Signed with Standard Webhooks; any 2xx counts as delivered, anything else is retried.
+         */
+        post: operations["webhook-beneficiary-joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    cancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST {travelEndpoint}/v1/notify/cancelled to the beneficiary
+         * @description The originator called the transfer off; sent only when the beneficiary had been told of it. Signed with Standard Webhooks; any 2xx counts as delivered, anything else is retried.
+         */
+        post: operations["webhook-cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "confirmed-data": {
         parameters: {
             query?: never;
@@ -3428,6 +4280,26 @@ export interface webhooks {
          * @description The beneficiary declined the transaction. Signed with Standard Webhooks; any 2xx counts as delivered, anything else is retried.
          */
         post: operations["webhook-declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    expired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST {travelEndpoint}/v1/notify/expired to undefined
+         * @description No state change for HUB_PENDING_EXPIRY: to the originator, and to the beneficiary if it had been told. Signed with Standard Webhooks; any 2xx counts as delivered, anything else is retried.
+         */
+        post: operations["webhook-expired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3497,14 +4369,39 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        BeneficiaryJoinedWebhook: {
+            /** @description DID of the organization. */
+            beneficiaryVASPdid: string;
+            /** Format: uuid */
+            beneficiaryVASPid: string;
+            /**
+             * Format: uuid
+             * @description Reference generated by the hub.
+             */
+            transactionRef: string;
+        };
+        CancelledWebhook: {
+            /** @description The originator’s reason, when it gave one. */
+            reason?: string;
+            /** @constant */
+            status: "CANCELLED";
+            /**
+             * Format: uuid
+             * @description Reference generated by the hub.
+             */
+            transactionRef: string;
+        };
         ConfirmedDataWebhook: {
             /** @description DID of the beneficiary VASP; null for a NOTIFY beneficiary outside the directory. */
             beneficiaryVASPdid: string | null;
             ivms101Data: components["schemas"]["Pii"];
             /** @description DID of the organization. */
             originatorVASPdid: string;
-            /** @constant */
-            protocol: "MAIN";
+            /**
+             * @description MAIN, or NOTIFY for a transaction its beneficiary claimed.
+             * @enum {string}
+             */
+            protocol: "MAIN" | "NOTIFY";
             /** @constant */
             status: "CONFIRMED";
             /**
@@ -3527,6 +4424,15 @@ export interface components {
             };
             /** @constant */
             status: "DECLINED";
+            /**
+             * Format: uuid
+             * @description Reference generated by the hub.
+             */
+            transactionRef: string;
+        };
+        ExpiredWebhook: {
+            /** @constant */
+            status: "EXPIRED";
             /**
              * Format: uuid
              * @description Reference generated by the hub.
@@ -3987,7 +4893,7 @@ export interface components {
             /** @description DID of the organization. */
             originatorVASPdid: string;
             /** @enum {string} */
-            protocol: "MAIN" | "BASIC" | "NOTIFY";
+            protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
             /** @constant */
             status: "RECEIVER_NOTIFIED";
             /** @description Decimal string, interpreted with transactionAssetDecimals. */
@@ -4019,6 +4925,64 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "webhook-beneficiary-joined": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Message id (`msg_…`): the same on every attempt of a message; de-duplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}">` keyed with your `whsec_` secret; one per active secret, space-separated, while a rotation overlaps. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BeneficiaryJoinedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Processed (any 2xx answer counts). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-cancelled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Message id (`msg_…`): the same on every attempt of a message; de-duplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}">` keyed with your `whsec_` secret; one per active secret, space-separated, while a rotation overlaps. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelledWebhook"];
+            };
+        };
+        responses: {
+            /** @description Processed (any 2xx answer counts). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook-confirmed-data": {
         parameters: {
             query?: never;
@@ -4065,6 +5029,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DeclinedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Processed (any 2xx answer counts). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook-expired": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Message id (`msg_…`): the same on every attempt of a message; de-duplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}">` keyed with your `whsec_` secret; one per active secret, space-separated, while a rotation overlaps. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpiredWebhook"];
             };
         };
         responses: {

@@ -6,7 +6,7 @@
  * /docs (swagger-ui, operations/docs.ts) needs inline styles and data: images, so it gets its
  * own, looser policy there.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
@@ -45,7 +45,15 @@ export async function dashboardRoutes(app: HubApp, dir = DASHBOARD_DIR) {
       };
       ui.get('/ui/', { schema: { hide: true } }, notBuilt);
       ui.get('/ui/*', { schema: { hide: true } }, notBuilt);
+      for (const page of LINK_PAGES) ui.get(page, { schema: { hide: true } }, notBuilt);
       return;
+    }
+    // The pages that e-mailed links open are the dashboard too; the page reads the token from the path.
+    const page = readFileSync(`${dir}index.html`);
+    for (const path of LINK_PAGES) {
+      ui.get(path, { schema: { hide: true } }, (_request, reply) =>
+        reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page),
+      );
     }
     await ui.register(fastifyStatic, {
       root: dir,
@@ -62,6 +70,9 @@ export async function dashboardRoutes(app: HubApp, dir = DASHBOARD_DIR) {
     });
   });
 }
+
+/** Public pages opened from e-mailed links: a NOTIFY claim link, an approved applicant's credentials. */
+const LINK_PAGES = ['/claim/:token', '/credentials/:token'];
 
 /** A policy as a Content-Security-Policy header value. */
 export function cspHeader(directives: Record<string, string[]>): string {

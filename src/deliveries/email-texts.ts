@@ -1,10 +1,10 @@
 /**
  * The texts of the e-mails the hub sends, by event (events.ts), composed at send time from the
- * outbox payload alone. Pure, so tests can check what a message says and that it holds no personal
- * data. Values that a counterparty chose are escaped: none can add a line of its own to a message
- * that goes out in the hub's name.
- * The NOTIFY announcement is built from the transfer's asset, amount, destination address,
- * originator VASP and reference — never a person's name, address or identifier.
+ * outbox payload and the links of the hub (a claim link, a credentials link: their tokens exist
+ * only here, derived from the master key, never stored). Pure, so tests can check what a message
+ * says and that it holds no personal data. Each has a plain-text part and an HTML part.
+ * Values that a counterparty chose are escaped: none can add a line of its own to a message that
+ * goes out in the hub's name, nor markup to its HTML.
  */
 import { escapeControls } from '../text/controls.js';
 import type { EmailMessage, EmailPayload } from './events.js';
@@ -12,87 +12,197 @@ import type { EmailMessage, EmailPayload } from './events.js';
 export interface EmailText {
   subject: string;
   text: string;
+  html: string;
 }
 
-/**
- * A payload value as e-mail text. The originator chooses some of them (the destination address,
- * its own name), so control characters, line breaks included, are escaped: none can add a line
- * or a paragraph of its own to a message that goes out in the hub's name.
- */
+/** Where an e-mail's links point. */
+export interface EmailLinks {
+  /** The hub's public base URL. */
+  hub: string;
+  /** The claim page of a NOTIFY transaction. */
+  claim(transactionRef: string): string;
+  /** The single-use page that shows an approved applicant its credentials. */
+  credentials(pickupId: string): string;
+}
+
+/** A value as e-mail text: control characters, line breaks included, escaped. */
 const str = (v: unknown): string =>
   typeof v === 'string' || typeof v === 'number' ? escapeControls(String(v)) : 'unknown';
 
-/** Subject and text of the announcement; pure, so tests can check it holds no personal data. */
-export function composeNotifyEmail(payload: EmailPayload<'notify'>, joinUrl: string): EmailText {
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const html = (v: string) => v.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+/** One message: paragraphs of text (already escaped), key-value rows, and at most one link. */
+interface Body {
+  subject: string;
+  intro: string[];
+  rows?: [string, string][];
+  link?: { label: string; url: string; after?: string[] };
+  outro: string[];
+}
+
+function render(b: Body): EmailText {
+  const width = Math.max(0, ...(b.rows ?? []).map(([k]) => k.length)) + 2;
+  const text = [
+    'Hello,',
+    '',
+    ...b.intro,
+    ...(b.rows ? ['', ...b.rows.map(([k, v]) => `  ${`${k}:`.padEnd(width)}${v}`)] : []),
+    ...(b.link ? ['', `${b.link.label}:`, '', `  ${b.link.url}`, '', ...(b.link.after ?? [])] : []),
+    '',
+    ...b.outro,
+    '',
+    '-- ',
+    'Travel Rule Hub',
+  ].join('\n');
+  const paragraphs = (lines: string[]) => lines.filter((l) => l !== '').map((l) => `<p>${html(l)}</p>`);
+  const markup = [
+    '<!doctype html><html><body style="font-family:sans-serif;line-height:1.4">',
+    '<p>Hello,</p>',
+    ...paragraphs(b.intro),
+    ...(b.rows
+      ? [
+          '<table>',
+          ...b.rows.map(
+            ([k, v]) => `<tr><th align="left">${html(k)}</th><td><code>${html(v)}</code></td></tr>`,
+          ),
+          '</table>',
+        ]
+      : []),
+    ...(b.link
+      ? [`<p><a href="${html(b.link.url)}">${html(b.link.label)}</a></p>`, ...paragraphs(b.link.after ?? [])]
+      : []),
+    ...paragraphs(b.outro),
+    '<p>-- <br>Travel Rule Hub</p>',
+    '</body></html>',
+  ].join('\n');
+  return { subject: b.subject, text: `${text}\n`, html: `${markup}\n` };
+}
+
+/** Subject, text and HTML of an outbox e-mail, by its event. */
+export function composeEmail(message: EmailMessage, links: EmailLinks): EmailText {
+  switch (message.event) {
+    case 'notify':
+      return composeNotifyEmail(message.payload, links);
+    case 'notify-cancelled':
+      return composeNotifyCancelled(message.payload);
+    case 'application-approved':
+      return composeApproved(message.payload, links);
+    case 'application-rejected':
+      return composeRejected(message.payload);
+    case 'endpoint-changed':
+      return composeEndpointChanged(message.payload, links.hub);
+  }
+}
+
+/**
+ * The NOTIFY announcement: the transfer's asset, amount, destination address, originator VASP and
+ * reference — never a person's name, address or identifier — and the claim link.
+ */
+export function composeNotifyEmail(payload: EmailPayload<'notify'>, links: EmailLinks): EmailText {
   const ref = str(payload.transactionRef);
   const asset = str(payload.transactionAsset);
   const amount = str(payload.transactionAmount);
   const originator = `${str(payload.originatorName)} (${str(payload.originatorVASPdid)})`;
-  const base = joinUrl.replace(/\/+$/, '');
-  const lines = [
-    'Hello,',
-    '',
-    `${originator} is sending a virtual-asset transfer to an address it believes your exchange`,
-    'services, and announces it under the FATF travel rule (Recommendation 16) through the Travel Rule Hub.',
-    '',
-    `  Asset:            ${asset}`,
-    `  Amount:           ${amount}`,
-    `  Destination:      ${str(payload.destination)}`,
-    `  Originator VASP:  ${originator}`,
-    `  Reference:        ${ref}`,
-    ...(payload.beneficiaryVASPid ? [`  Your VASP id:     ${str(payload.beneficiaryVASPid)}`] : []),
-    '',
-    'Your exchange is not connected to the hub, so the travel rule data of this transfer cannot be',
-    'delivered to you directly. To receive it, and that of future transfers, as signed and encrypted',
-    'webhooks, join the hub:',
-    '',
-    `  ${base}   (API documentation: ${base}/docs)`,
-    '',
-    "Ask the hub's operator to register your exchange, and quote the reference above.",
-    '',
-    'This message contains no personal data.',
-    '',
-    '-- ',
-    'Travel Rule Hub',
-  ];
-  return {
+  return render({
     subject: `Travel rule notice: incoming ${amount} ${asset} transfer (reference ${ref})`,
-    text: `${lines.join('\n')}\n`,
-  };
+    intro: [
+      `${originator} is sending a virtual-asset transfer to an address it believes your exchange`,
+      'services, and announces it under the FATF travel rule (Recommendation 16) through the Travel Rule Hub.',
+    ],
+    rows: [
+      ['Asset', asset],
+      ['Amount', amount],
+      ['Destination', str(payload.destination)],
+      ['Originator VASP', originator],
+      ['Reference', ref],
+      ...(payload.beneficiaryVASPid
+        ? ([['Your VASP id', str(payload.beneficiaryVASPid)]] as [string, string][])
+        : []),
+    ],
+    link: {
+      label: 'To receive the travel rule data of this transfer, claim it',
+      url: links.claim(payload.transactionRef),
+      after: [
+        'The page lets your exchange join the hub (the operator reviews the application), or attach the',
+        'transfer to your exchange if it is already a member. The link works once, and only while the',
+        'transfer is open.',
+      ],
+    },
+    outro: [
+      `About the hub: ${links.hub.replace(/\/+$/, '')}/docs`,
+      'This message contains no personal data.',
+    ],
+  });
 }
 
-/** Subject and text of an outbox e-mail, by its event. */
-export function composeEmail(message: EmailMessage, hubUrl: string): EmailText {
-  switch (message.event) {
-    case 'notify':
-      return composeNotifyEmail(message.payload, hubUrl);
-    case 'endpoint-changed':
-      return composeEndpointChanged(message.payload, hubUrl);
-  }
+export function composeNotifyCancelled(payload: EmailPayload<'notify-cancelled'>): EmailText {
+  const ref = str(payload.transactionRef);
+  return render({
+    subject: `Travel rule notice: transfer ${ref} cancelled`,
+    intro: [
+      `${str(payload.originatorName)} (${str(payload.originatorVASPdid)}) has cancelled the transfer of`,
+      `${str(payload.transactionAmount)} ${str(payload.transactionAsset)} announced to you under reference ${ref}.`,
+      'The claim link of the earlier message no longer works.',
+    ],
+    outro: ['This message contains no personal data.'],
+  });
+}
+
+export function composeApproved(payload: EmailPayload<'application-approved'>, links: EmailLinks): EmailText {
+  return render({
+    subject: `Travel Rule Hub: ${str(payload.organizationName)} is a member`,
+    intro: [
+      `The hub's operator approved the application of ${str(payload.organizationName)}; it is now in the`,
+      'directory, verified.',
+    ],
+    link: {
+      label: 'Your API key and webhook signing secret are shown once, on this page',
+      url: links.credentials(payload.pickupId),
+      after: [
+        `The link works once, until ${str(payload.expiresAt)}. Keep what it shows in your secrets store:`,
+        'the hub keeps only a hash of the key and cannot show it again.',
+      ],
+    },
+    outro: [`API documentation: ${links.hub.replace(/\/+$/, '')}/docs`],
+  });
+}
+
+export function composeRejected(payload: EmailPayload<'application-rejected'>): EmailText {
+  return render({
+    subject: `Travel Rule Hub: application of ${str(payload.organizationName)}`,
+    intro: [
+      `The hub's operator did not approve the application of ${str(payload.organizationName)}.`,
+      `The operator's reason: ${str(payload.reason)}`,
+    ],
+    outro: ['You may contact the operator of the hub about it.'],
+  });
 }
 
 const FIELD_NAMES = { travelEndpoint: 'Travel endpoint', publicKey: 'Public key (fingerprint)' } as const;
 
 /** The notice of a change to where an organization's data goes (SPEC §13): what, by whom, when. */
-export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>, hubUrl: string): EmailText {
+export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>, hub: string): EmailText {
   const name = `${str(payload.organizationName)} (${str(payload.vaspDid)})`;
-  const lines = [
-    'Hello,',
-    '',
-    `The Travel Rule Hub entry of ${name} was changed by ${str(payload.changedBy)} at ${str(payload.at)}:`,
-    '',
-    ...payload.changes.flatMap((c) => [
-      `  ${FIELD_NAMES[c.field]}:`,
-      `    before: ${c.from === null ? '(none)' : str(c.from)}`,
-      `    after:  ${c.to === null ? '(none)' : str(c.to)}`,
+  return render({
+    subject: `Travel Rule Hub: the entry of ${name} was changed`,
+    intro: [
+      `The Travel Rule Hub entry of ${name} was changed by ${str(payload.changedBy)} at ${str(payload.at)}:`,
+    ],
+    rows: payload.changes.flatMap((c): [string, string][] => [
+      [`${FIELD_NAMES[c.field]}, before`, c.from === null ? '(none)' : str(c.from)],
+      [`${FIELD_NAMES[c.field]}, after`, c.to === null ? '(none)' : str(c.to)],
     ]),
-    '',
-    'Travel rule messages to your organization now go to the endpoint, and are encrypted for the',
-    'key, shown as "after". If your organization did not make this change, tell the operator of the',
-    `hub at once (${hubUrl.replace(/\/+$/, '')}) and revoke your API keys.`,
-    '',
-    '-- ',
-    'Travel Rule Hub',
-  ];
-  return { subject: `Travel Rule Hub: the entry of ${name} was changed`, text: `${lines.join('\n')}\n` };
+    outro: [
+      'Travel rule messages to your organization now go to the endpoint, and are encrypted for the key,',
+      'shown as "after". If your organization did not make this change, tell the operator of the hub at',
+      `once (${hub.replace(/\/+$/, '')}) and revoke your API keys.`,
+    ],
+  });
 }

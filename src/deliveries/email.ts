@@ -5,7 +5,7 @@
  * recognisable as the same message.
  */
 import type { Transporter } from 'nodemailer';
-import { composeEmail } from './email-texts.js';
+import { composeEmail, type EmailLinks } from './email-texts.js';
 import type { EmailMessage } from './events.js';
 import type { SendResult } from './types.js';
 
@@ -25,9 +25,9 @@ export class NotifyMailer {
 
   constructor(
     private readonly smtpUrl: string,
-    private readonly opts: { joinUrl: () => string; timeoutMs?: number; deadlineMs?: number },
+    private readonly opts: { links: () => EmailLinks; timeoutMs?: number; deadlineMs?: number },
   ) {
-    this.from = `Travel Rule Hub <no-reply@${senderDomain(opts.joinUrl())}>`;
+    this.from = `Travel Rule Hub <no-reply@${senderDomain(opts.links().hub)}>`;
   }
 
   /** nodemailer (a large module) is loaded with the first e-mail, not at every start. */
@@ -47,7 +47,7 @@ export class NotifyMailer {
 
   async send(message: EmailMessage, messageId: string): Promise<SendResult> {
     const started = performance.now();
-    const { subject, text } = composeEmail(message, this.opts.joinUrl());
+    const { subject, text, html } = composeEmail(message, this.opts.links());
     const to = message.emailTo;
     const session = new AbortController();
     const deadlineMs = this.opts.deadlineMs ?? SEND_DEADLINE_MS;
@@ -59,6 +59,7 @@ export class NotifyMailer {
         to,
         subject,
         text,
+        html,
         messageId: `<${messageId}@travel-rule-hub>`,
         // The timeouts above bound each wait for the server; this bounds the whole session.
         signal: session.signal,

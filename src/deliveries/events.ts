@@ -15,7 +15,7 @@ import { DOCUMENTED_AS } from '../http/documented-as.js';
 import { DeclineReason, Protocol, Ref } from '../transactions/schemas.js';
 
 /** Who receives a webhook: a party to the transaction, or the organization that asked (ping). */
-export type Recipient = 'beneficiary' | 'originator' | 'caller';
+export type Recipient = 'beneficiary' | 'originator' | 'both' | 'caller';
 
 /** What the prepare stage adds to a payload at send time (never stored in the outbox). */
 export type Addition = 'encryptedPii' | 'ivms101Data' | 'reason';
@@ -68,7 +68,9 @@ const receivedFields = {
 
 const confirmedFields = {
   transactionRef: Ref,
-  protocol: Type.Literal('MAIN'),
+  protocol: Type.Enum(['MAIN', 'NOTIFY'], {
+    description: 'MAIN, or NOTIFY for a transaction its beneficiary claimed.',
+  }),
   status: Type.Literal('CONFIRMED'),
   originatorVASPdid: Did,
   beneficiaryVASPdid: NullableDid,
@@ -129,6 +131,31 @@ export const WEBHOOK_EVENTS = {
     }),
     adds: ['reason'],
   }),
+  cancelled: webhookEvent({
+    to: 'beneficiary',
+    when: 'The originator called the transfer off; sent only when the beneficiary had been told of it.',
+    payload: Type.Object({ transactionRef: Ref, status: Type.Literal('CANCELLED') }),
+    body: Type.Object({
+      transactionRef: Ref,
+      status: Type.Literal('CANCELLED'),
+      reason: Type.Optional(Type.String({ description: 'The originator’s reason, when it gave one.' })),
+    }),
+    adds: ['reason'],
+  }),
+  expired: webhookEvent({
+    to: 'both',
+    when: 'No state change for HUB_PENDING_EXPIRY: to the originator, and to the beneficiary if it had been told.',
+    payload: Type.Object({ transactionRef: Ref, status: Type.Literal('EXPIRED') }),
+  }),
+  'beneficiary-joined': webhookEvent({
+    to: 'originator',
+    when: 'The beneficiary of a NOTIFY transaction joined the hub (or, a member already, claimed it): from now on it follows MAIN.',
+    payload: Type.Object({
+      transactionRef: Ref,
+      beneficiaryVASPid: Type.String({ format: 'uuid' }),
+      beneficiaryVASPdid: Did,
+    }),
+  }),
   'tx-hash': webhookEvent({
     to: 'beneficiary',
     when: 'The originator shared the blockchain hash of the transfer.',
@@ -160,7 +187,7 @@ interface EmailEventDef<P extends TObject = TObject> {
 export const EMAIL_EVENTS = {
   notify: {
     to: 'the NOTIFY transaction’s notificationEmail',
-    when: 'A NOTIFY transaction was initiated: announces the transfer (no personal data) and how to join.',
+    when: 'A NOTIFY transaction was initiated: announces the transfer (no personal data) with a claim link to join the hub and receive its data.',
     payload: Type.Object({
       transactionRef: Ref,
       transactionAsset: Type.String(),
@@ -170,6 +197,32 @@ export const EMAIL_EVENTS = {
       originatorName: Type.String(),
       beneficiaryVASPid: Type.Union([Type.String(), Type.Null()]),
     }),
+  },
+  'notify-cancelled': {
+    to: 'the NOTIFY transaction’s notificationEmail',
+    when: 'The originator cancelled a NOTIFY transaction whose announcement went out: its claim link no longer works.',
+    payload: Type.Object({
+      transactionRef: Ref,
+      transactionAsset: Type.String(),
+      transactionAmount: Type.String(),
+      originatorVASPdid: Type.String(),
+      originatorName: Type.String(),
+    }),
+  },
+  'application-approved': {
+    to: 'the applicant’s contactEmail',
+    when: 'The operator approved an application to join: a single-use link (24 h) that shows the new API key and webhook secret once.',
+    payload: Type.Object({
+      organizationId: Type.String({ format: 'uuid' }),
+      organizationName: Type.String(),
+      pickupId: Type.String({ format: 'uuid' }),
+      expiresAt: Type.String({ format: 'date-time' }),
+    }),
+  },
+  'application-rejected': {
+    to: 'the applicant’s contactEmail',
+    when: 'The operator rejected an application to join, with the operator’s reason.',
+    payload: Type.Object({ organizationName: Type.String(), reason: Type.String() }),
   },
   'endpoint-changed': {
     to: 'the organization’s contactEmail (before and after the change)',

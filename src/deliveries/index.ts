@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { HubApp } from '../http/types.js';
 import { NotifyMailer } from './email.js';
+import type { EmailLinks } from './email-texts.js';
 import type { DeliveryHooks } from './hooks.js';
 import { registerDeliveryMetrics } from './metrics.js';
 import { Outbox } from './outbox.js';
@@ -28,7 +29,7 @@ export interface DeliveriesOptions {
   registry: Registry;
   log: WorkerLog;
   /** Where an outside exchange can join the hub (NOTIFY e-mail): HUB_PUBLIC_URL or the listen URL. */
-  joinUrl: () => string;
+  links: () => EmailLinks;
   /** Worker tuning (tests). */
   worker?: Partial<
     Pick<
@@ -51,7 +52,7 @@ export interface Deliveries {
 export function createDeliveries(o: DeliveriesOptions): Deliveries {
   const allowPrivate = o.config.allowPrivateEndpoints;
   const sender = new WebhookSender({ allowPrivate });
-  const mailer = o.config.smtpUrl ? new NotifyMailer(o.config.smtpUrl, { joinUrl: o.joinUrl }) : undefined;
+  const mailer = o.config.smtpUrl ? new NotifyMailer(o.config.smtpUrl, { links: o.links }) : undefined;
   const preparer = new WebhookPreparer(o.directory, o.hooks, allowPrivate);
   const metrics = registerDeliveryMetrics(o.registry, o.db);
   const worker = new DeliveryWorker({

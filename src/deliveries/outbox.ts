@@ -174,3 +174,18 @@ export class Outbox {
     if (plan.leasedCount > 0) this.worker?.cancel(plan.leasedCount);
   }
 }
+
+/**
+ * Withdraws the messages of a transaction that were not delivered (PENDING, HELD, or FAILED and
+ * so waiting for a redelivery): they become CANCELLED and are never sent (a cancelled or expired
+ * transaction, SPEC §11). A message being sent right now may still arrive; its outcome then
+ * records only the attempt.
+ */
+export async function withdraw(q: Queryable, transactionRef: string): Promise<number> {
+  const rows = await q.query(
+    `UPDATE deliveries SET status = 'CANCELLED'
+      WHERE transaction_ref = $1 AND status IN ('PENDING', 'HELD', 'FAILED') RETURNING id`,
+    [transactionRef],
+  );
+  return rows.length;
+}

@@ -5,11 +5,11 @@ import { EMAIL_EVENT_NAMES, WEBHOOK_EVENT_NAMES } from './events.js';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 // Enums, not unions of literals: a wrong value in a query is then one problem naming the allowed values.
-export const DeliveryStatus = Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'HELD'], {
+export const DeliveryStatus = Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'HELD', 'CANCELLED'], {
   description:
     'PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits ' +
     'behind an earlier FAILED message of the same transaction to the same recipient; goes out after it ' +
-    'once that one is redelivered).',
+    'once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired).',
 });
 
 export const WebhookEventName = Type.Enum([...WEBHOOK_EVENT_NAMES.filter((e) => e !== 'ping')], {

@@ -15,7 +15,7 @@ import type { OutboxMessage } from './events.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
 import type { LeasedMessage } from './types.js';
 
-export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'HELD';
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'HELD' | 'CANCELLED';
 export type Channel = OutboxMessage['channel'];
 
 export interface AttemptRecord {

@@ -49,7 +49,20 @@ export class DirectoryService {
   }
 
   async create(input: CreateOrganization, actor: Actor) {
-    this.validate(input);
+    this.check(input);
+    return this.write((tx) => this.insert(tx, input, actor));
+  }
+
+  /**
+   * Registers an organization inside a write of the caller's (see `write`), after checking its
+   * fields; returns it with its first API key and webhook secret.
+   */
+  createIn(tx: Queryable, input: CreateOrganization, actor: Actor) {
+    this.check(input);
+    return this.insert(tx, input, actor);
+  }
+
+  private async insert(tx: Queryable, input: CreateOrganization, actor: Actor) {
     const organization: OrganizationDetail = {
       id: randomUUID(),
       name: input.name,
@@ -59,17 +72,14 @@ export class DirectoryService {
       organizationType: input.organizationType ?? 'unverified',
       contactEmail: input.contactEmail ?? null,
     };
-    const issued = await this.write(async (tx) => {
-      await store.insertOrganization(tx, organization);
-      const first = await this.credentials.issueFirst(tx, organization.id);
-      await recordAudit(tx, {
-        actor,
-        action: 'organization.created',
-        subjectType: 'organization',
-        subjectId: organization.id,
-        details: { vaspDid: organization.vaspDid, organizationType: organization.organizationType },
-      });
-      return first;
+    await store.insertOrganization(tx, organization);
+    const issued = await this.credentials.issueFirst(tx, organization.id);
+    await recordAudit(tx, {
+      actor,
+      action: 'organization.created',
+      subjectType: 'organization',
+      subjectId: organization.id,
+      details: { vaspDid: organization.vaspDid, organizationType: organization.organizationType },
     });
     return { organization, ...issued };
   }
@@ -84,7 +94,7 @@ export class DirectoryService {
     actor: Actor,
     { self = false } = {},
   ): Promise<OrganizationDetail> {
-    this.validate(patch);
+    this.check(patch);
     return this.write(async (tx) => {
       // Under the row lock: a patch merges into the row as the one before it left it, so two
       // patches at once both hold (without it, the second wrote back what it read, undoing the first).
@@ -188,8 +198,11 @@ export class DirectoryService {
     return this.db.listen('hub_directory', () => this.cache.clear());
   }
 
-  /** Every directory write: one transaction, the cache cleared at commit; vaspDid collisions → 409. */
-  private async write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Every directory write: one transaction, the cache cleared at commit; vaspDid collisions → 409.
+   * Other domains whose writes create organizations (an approved application) run in one too.
+   */
+  async write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     try {
       return await this.db.transaction(fn);
     } catch (err) {
@@ -204,7 +217,8 @@ export class DirectoryService {
     }
   }
 
-  private validate(fields: {
+  /** Checks directory fields (a request's or an application's); 400 listing every problem. */
+  check(fields: {
     name?: string;
     vaspDid?: string;
     travelEndpoint?: string | null;

@@ -58,8 +58,8 @@ class FailedAuthentications {
 
   constructor(private readonly perSecond: number) {}
 
-  /** Counts a failure from this address; the error to answer with: 401, or 429 past the limit. */
-  fail(address: string): AppError {
+  /** Counts a failure from this address; true once it is past the limit. */
+  fail(address: string): boolean {
     const now = Date.now();
     if (now - this.windowStart >= 1000 || this.counts.size > 10_000) {
       this.counts = new Map();
@@ -67,14 +67,23 @@ class FailedAuthentications {
     }
     const n = (this.counts.get(address) ?? 0) + 1;
     this.counts.set(address, n);
-    if (n <= this.perSecond) return unauthenticated();
-    return new AppError(
-      'RATE_LIMITED',
-      'Too many failed authentications from this address; retry later.',
-      undefined,
-      { headers: { 'retry-after': '1' } },
-    );
+    return n > this.perSecond;
   }
+}
+
+const tooManyFailures = () =>
+  new AppError('RATE_LIMITED', 'Too many failed authentications from this address; retry later.', undefined, {
+    headers: { 'retry-after': '1' },
+  });
+
+export interface Authenticator {
+  /** Checks a request's key (runs as an onRequest hook; call it for requests no hook sees). */
+  authenticate(request: FastifyRequest): Promise<void>;
+  /**
+   * Counts a failed authentication that a route found itself (an unknown link token): the error
+   * to answer with instead of the route's own once the address is past the limit.
+   */
+  failed(request: FastifyRequest): AppError | undefined;
 }
 
 /** Checks every /v1 request's key in an onRequest hook; returns the check for requests no hook sees. */
@@ -83,11 +92,12 @@ export function registerAuth(
   adminKey: string,
   keys: KeyLookup,
   options: { failuresPerSecond: number },
-): (request: FastifyRequest) => Promise<void> {
+): Authenticator {
   const adminHash = hashApiKey(adminKey);
   const failures =
     options.failuresPerSecond > 0 ? new FailedAuthentications(options.failuresPerSecond) : undefined;
-  const fail = (request: FastifyRequest) => failures?.fail(request.ip) ?? unauthenticated();
+  const failed = (request: FastifyRequest) => (failures?.fail(request.ip) ? tooManyFailures() : undefined);
+  const fail = (request: FastifyRequest) => failed(request) ?? unauthenticated();
   app.decorateRequest('auth', null);
 
   const identify = async (key: unknown): Promise<Auth | undefined> => {
@@ -122,7 +132,7 @@ export function registerAuth(
     request.auth = auth;
   };
   app.addHook('onRequest', authenticate);
-  return authenticate;
+  return { authenticate, failed };
 }
 
 /** The calling organization's id; routes outside /v1/admin always have one. */

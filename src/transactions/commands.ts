@@ -1,5 +1,6 @@
 /**
- * The commands on an existing transaction (SPEC §6, §7): confirm, decline, share the hash. Each is
+ * The commands of the parties on an existing transaction (SPEC §6, §7): confirm, decline, share
+ * the hash (lifecycle.ts has cancel, claim and expiry). Each is
  * one database transaction that locks the row if the caller is a party, asks the state machine,
  * changes the row conditionally, appends history and queues its messages in the outbox: all or
  * nothing. Of two racing commands exactly one moves the transaction; the other sees 409.
@@ -8,13 +9,12 @@ import { recordAudit } from '../audit/store.js';
 import type { Queryable } from '../db/database.js';
 import { type OutboxMessage, webhook } from '../deliveries/events.js';
 import { enqueue } from '../deliveries/outbox.js';
-import { findOrganization } from '../directory/store.js';
 import { AppError } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
 import type { DeclineCategory } from './decline.js';
+import { hasEndpoint, move, next } from './moves.js';
 import { lockAsParty } from './party.js';
 import { sealReason } from './reasons.js';
-import { type State, type TxEvent, transition } from './state-machine.js';
 import * as store from './store.js';
 
 export class TransactionCommands {
@@ -28,6 +28,8 @@ export class TransactionCommands {
       const t = await lockAsParty(tx, orgId, body.transactionRef);
       if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may confirm.');
       const to = next(t, 'confirm');
+      // MAIN, or a NOTIFY transaction its beneficiary claimed (the state machine allows no other).
+      const protocol = t.protocol as 'MAIN' | 'NOTIFY';
       if (body.txHash !== undefined && t.txHash !== null && t.txHash !== body.txHash) {
         throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
       }
@@ -39,7 +41,7 @@ export class TransactionCommands {
         messages.push(
           webhook('confirmed-data', t.beneficiaryId, t.ref, {
             transactionRef: t.ref,
-            protocol: 'MAIN',
+            protocol,
             status: 'CONFIRMED',
             originatorVASPdid: t.originatorDid,
             beneficiaryVASPdid: t.beneficiaryDid,
@@ -52,7 +54,7 @@ export class TransactionCommands {
         }
       }
       await enqueue(tx, messages);
-      return { transactionRef: t.ref, status: 'CONFIRMED' as const, protocol: 'MAIN' as const };
+      return { transactionRef: t.ref, status: 'CONFIRMED' as const, protocol };
     });
   }
 
@@ -113,30 +115,6 @@ export class TransactionCommands {
   }
 }
 
-/** The state `event` leads to from the transaction's state, or 409 INVALID_STATE. */
-function next(t: store.TransactionRecord, event: TxEvent): State {
-  const r = transition(t.status, event, t.protocol);
-  if (!r.ok) throw new AppError('INVALID_STATE', r.reason);
-  return r.to;
-}
-
-/** Moves the transaction if it is still in the state it was read in, and appends the history row. */
-async function move(
-  tx: Queryable,
-  t: store.TransactionRecord,
-  to: State,
-  who: { actorId: string | null; actor: string; sealedReason?: Buffer },
-  extra: { sealedReason?: Buffer; txHash?: string } = {},
-): Promise<void> {
-  if (!(await store.updateStatus(tx, t.ref, t.status, to, extra))) {
-    throw new AppError(
-      'INVALID_STATE',
-      `The transaction changed state concurrently; it is no longer ${t.status}.`,
-    );
-  }
-  await store.appendHistory(tx, { ref: t.ref, status: to, ...who });
-}
-
 /** By the originator, after initiation: through confirm or the tx-hash command. */
 async function auditTxHash(tx: Queryable, orgId: string, ref: string): Promise<void> {
   await recordAudit(tx, {
@@ -145,9 +123,4 @@ async function auditTxHash(tx: Queryable, orgId: string, ref: string): Promise<v
     subjectType: 'transaction',
     subjectId: ref,
   });
-}
-
-/** Events go only to an organization with a travelEndpoint at that moment (SPEC §8). */
-async function hasEndpoint(q: Queryable, orgId: string): Promise<boolean> {
-  return Boolean((await findOrganization(q, orgId))?.travelEndpoint);
 }

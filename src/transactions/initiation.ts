@@ -17,8 +17,8 @@ import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError } from '../http/errors.js';
 import { type Idempotency, type IdempotencyKey, isRememberedRefusal } from '../idempotency/index.js';
+import * as store from './initiation-store.js';
 import type { InitiateRequest, InitiateResponse } from './schemas.js';
-import * as store from './store.js';
 
 /** How initiation finds organizations: in the command's transaction, or through a cache. */
 export interface OrgLookups {
@@ -42,8 +42,12 @@ export class Initiations {
     private readonly lookups: OrgLookups,
     private readonly outbox: Outbox,
     private readonly idempotency: Idempotency,
-    /** NOTIFY e-mails an unverified organization may cause per 24 hours (SPEC §13). */
-    private readonly notifyDailyLimit: number,
+    private readonly options: {
+      /** NOTIFY e-mails an unverified organization may cause per 24 hours (SPEC §13). */
+      notifyDailyLimit: number;
+      /** The hash of a NOTIFY transaction's claim-link token (claims/tokens.ts). */
+      claimHash: (ref: string) => Buffer;
+    },
   ) {
     // One batch at a time; on a database server the next batch goes out before this one's callers
     // are answered (see GroupCommit's nextFirst).
@@ -102,12 +106,12 @@ export class Initiations {
   private limitedNotify(originatorId: string, body: InitiateRequest, idem?: IdempotencyKey) {
     return this.idempotency.run(originatorId, idem, async (tx) => {
       const window = await store.lockNotifyWindow(tx, originatorId);
-      if (window.count >= this.notifyDailyLimit) {
+      if (window.count >= this.options.notifyDailyLimit) {
         const wait =
           window.windowFreesAt === null ? 60 : (Date.parse(window.windowFreesAt) - Date.now()) / 1000;
         throw new AppError(
           'RATE_LIMITED',
-          `An unverified organization may send ${this.notifyDailyLimit} NOTIFY transactions in 24 hours; ` +
+          `An unverified organization may send ${this.options.notifyDailyLimit} NOTIFY transactions in 24 hours; ` +
             'ask the operator to verify the organization, or retry later.',
           undefined,
           { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait))) } },
@@ -193,6 +197,7 @@ export class Initiations {
       },
       sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
       message,
+      ...(body.protocol === 'NOTIFY' ? { claimHash: this.options.claimHash(ref) } : {}),
     };
     const response: InitiateResponse = {
       transactionRef: ref,

@@ -31,11 +31,11 @@ export async function applyDeliveryOutcomes(
   const finals: { ref: string; from: State; to: State }[] = [];
   const steps: { ref: string; status: State }[] = [];
   for (const t of await store.lockStates(tx, refs)) {
-    const notified = transition(t.status, 'notified', t.protocol);
+    const notified = transition(t.status, 'notified', t.flow);
     if (!notified.ok) continue;
     steps.push({ ref: t.ref, status: notified.to });
     let to = notified.to;
-    const confirmed = transition(to, 'data_delivered', t.protocol);
+    const confirmed = transition(to, 'data_delivered', t.flow);
     if (confirmed.ok) {
       to = confirmed.to;
       steps.push({ ref: t.ref, status: to });

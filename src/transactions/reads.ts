@@ -5,6 +5,7 @@
 import { recordAudit } from '../audit/store.js';
 import { openPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
+import { deliverySummaries, NOT_APPLICABLE, type Summary } from '../deliveries/summary.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError, notFound } from '../http/errors.js';
 import { asParty, lockAsParty } from './party.js';
@@ -22,7 +23,8 @@ export class TransactionReads {
 
   async get(orgId: string, ref: string): Promise<Transaction> {
     const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
-    return { ...toSummary(t, this.masterKey), history: t.history };
+    const delivery = (await deliverySummaries(this.db, [t], orgId)).get(t.ref) ?? NOT_APPLICABLE;
+    return { ...toSummary(t, this.masterKey, delivery), history: t.history };
   }
 
   async list(
@@ -41,11 +43,13 @@ export class TransactionReads {
       createdBefore: q.createdBefore,
       after: after && { createdAt: after.at, ref: after.id },
       limit: limit + 1,
+      deliveryFailing: q.delivery === 'failing',
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
+    const deliveries = await deliverySummaries(this.db, page, orgId);
     return {
-      transactions: page.map((t) => toSummary(t, this.masterKey)),
+      transactions: page.map((t) => toSummary(t, this.masterKey, deliveries.get(t.ref) ?? NOT_APPLICABLE)),
       nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.ref) : null,
     };
   }
@@ -93,7 +97,7 @@ export class TransactionReads {
   }
 }
 
-function toSummary(t: store.TransactionRecord, masterKey: Buffer): TransactionSummary {
+function toSummary(t: store.TransactionRecord, masterKey: Buffer, delivery: Summary): TransactionSummary {
   const declineReason =
     t.status === 'DECLINED' && t.sealedReason
       ? openReason<DeclineReason>(masterKey, t.ref, t.sealedReason)
@@ -117,5 +121,6 @@ function toSummary(t: store.TransactionRecord, masterKey: Buffer): TransactionSu
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     ...(declineReason === undefined ? {} : { declineReason }),
+    delivery,
   };
 }

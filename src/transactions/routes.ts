@@ -7,6 +7,8 @@ import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
 import type { AssetTable } from './amount.js';
 import {
+  CancelRequest,
+  CancelResponse,
   ConfirmRequest,
   ConfirmResponse,
   DeclineRequest,
@@ -92,6 +94,24 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
       if (all.length > 0) throw validationFailed(all);
       return transactions.decline(orgId, request.body, idempotency(request));
     },
+  );
+
+  app.post(
+    '/v1/transactions/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Call a transfer off (originator), before its hash was shared',
+        description:
+          'From NEW, RECEIVER_NOTIFIED or CONFIRMED while no txHash was shared. Messages not sent yet are ' +
+          'withdrawn; `cancelled` goes to a beneficiary that had been told (NOTIFY: a short e-mail, and the ' +
+          'claim link stops working). CANCELLED is final.',
+        headers: IdempotencyHeaders,
+        body: CancelRequest,
+        response: { 200: CancelResponse, ...problems(400, 403, 404, 409, 415) },
+      },
+    },
+    (request) => transactions.cancel(orgOf(request), request.body, idempotency(request)),
   );
 
   app.post(

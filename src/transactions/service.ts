@@ -1,8 +1,8 @@
 /**
- * The transactions domain as the routes and the delivery engine see it (SPEC §6, §7, §9): one
- * object wiring initiation, the commands, the reads, Idempotency-Key replay and what deliveries
- * do to transactions. Each concern lives in its own module; this file only composes them.
- * Visibility rule throughout: a caller that is neither originator nor beneficiary gets 404.
+ * The transactions domain as the routes and the delivery engine see it (SPEC §6, §7, §9, §11):
+ * one object wiring initiation, the commands, the lifecycle, the reads, Idempotency-Key replay and
+ * what deliveries do to transactions. Each concern lives in its own module; this file only
+ * composes them. Visibility rule throughout: a caller that is neither originator nor beneficiary gets 404.
  */
 import type { Database, Queryable } from '../db/database.js';
 import type { OutboxMessage } from '../deliveries/events.js';
@@ -11,34 +11,36 @@ import type { Outbox } from '../deliveries/outbox.js';
 import { Idempotency } from '../idempotency/index.js';
 import { TransactionCommands } from './commands.js';
 import { Initiations, lookupsIn, type OrgLookups } from './initiation.js';
+import { Lifecycle } from './lifecycle.js';
 import { applyDeliveryOutcomes } from './outcomes.js';
 import { TransactionReads } from './reads.js';
 
 export type { OrgLookups } from './initiation.js';
+
+export interface TransactionOptions {
+  lookups?: OrgLookups;
+  /** NOTIFY transactions an unverified organization may start per 24 hours. */
+  notifyDailyLimit: number;
+  /** The hash of a NOTIFY transaction's claim-link token (claims/tokens.ts). */
+  claimHash: (ref: string) => Buffer;
+}
 
 export class TransactionService implements DeliveryHooks {
   private readonly idempotency: Idempotency;
   private readonly initiations: Initiations;
   private readonly commands: TransactionCommands;
   private readonly reads: TransactionReads;
+  readonly lifecycle: Lifecycle;
 
-  constructor(
-    db: Database,
-    masterKey: Buffer,
-    outbox: Outbox,
-    options: { lookups?: OrgLookups; notifyDailyLimit: number },
-  ) {
+  constructor(db: Database, masterKey: Buffer, outbox: Outbox, options: TransactionOptions) {
     this.idempotency = new Idempotency(db, masterKey);
     const lookups = options.lookups ?? lookupsIn(db);
-    this.initiations = new Initiations(
-      db,
-      masterKey,
-      lookups,
-      outbox,
-      this.idempotency,
-      options.notifyDailyLimit,
-    );
+    this.initiations = new Initiations(db, masterKey, lookups, outbox, this.idempotency, {
+      notifyDailyLimit: options.notifyDailyLimit,
+      claimHash: options.claimHash,
+    });
     this.commands = new TransactionCommands(this.idempotency, masterKey);
+    this.lifecycle = new Lifecycle(this.idempotency, masterKey);
     this.reads = new TransactionReads(db, masterKey);
   }
 
@@ -51,6 +53,7 @@ export class TransactionService implements DeliveryHooks {
   confirm: TransactionCommands['confirm'] = (...args) => this.commands.confirm(...args);
   decline: TransactionCommands['decline'] = (...args) => this.commands.decline(...args);
   shareTxHash: TransactionCommands['shareTxHash'] = (...args) => this.commands.shareTxHash(...args);
+  cancel: Lifecycle['cancel'] = (...args) => this.lifecycle.cancel(...args);
 
   get: TransactionReads['get'] = (...args) => this.reads.get(...args);
   list: TransactionReads['list'] = (...args) => this.reads.list(...args);

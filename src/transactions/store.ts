@@ -1,15 +1,8 @@
 /** SQL of the transactions domain. Rows are mapped to domain records here and nowhere else. */
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
-import type { OutboxMessage } from '../deliveries/events.js';
-import {
-  insertOutboxFrom,
-  OUTBOX_CHANNEL,
-  OUTBOX_INPUT_COLUMNS,
-  type OutboxPlan,
-} from '../deliveries/outbox.js';
-import { KEY_INPUT_COLUMNS, type KeyRecord, keyInput, recordKeysThen } from '../idempotency/store.js';
-import type { Protocol, State } from './state-machine.js';
+import { deliveryFailing } from '../deliveries/summary.js';
+import { type Flow, flowOf, type Protocol, type State } from './state-machine.js';
 
 export interface TransactionRecord {
   ref: string;
@@ -29,18 +22,27 @@ export interface TransactionRecord {
   notificationEmail: string | null;
   /** The decline (or cancel) reason, sealed (reasons.ts). */
   sealedReason: Buffer | null;
+  /** When a NOTIFY transaction's beneficiary claimed it (it follows MAIN from then on). */
+  claimedAt: string | null;
+  /** A TRP transaction that a TRP peer sent to a member. */
+  inbound: boolean;
+  /** Which way through the state machine the transaction goes. */
+  flow: Flow;
   createdAt: string;
   updatedAt: string;
 }
 
 const COLUMNS = `ref, protocol, status, originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
   beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
-  notification_email, sealed_reason, created_at, updated_at`;
+  notification_email, sealed_reason, claimed_at, inbound, created_at, updated_at`;
 
 function toRecord(r: Record<string, unknown>): TransactionRecord {
+  const protocol = r.protocol as Protocol;
+  const claimedAt = r.claimed_at == null ? null : toIso(r.claimed_at);
+  const inbound = r.inbound === true;
   return {
     ref: r.ref as string,
-    protocol: r.protocol as Protocol,
+    protocol,
     status: r.status as State,
     originatorId: r.originator_id as string,
     originatorDid: r.originator_did as string,
@@ -55,108 +57,13 @@ function toRecord(r: Record<string, unknown>): TransactionRecord {
     txHash: (r.tx_hash as string | null) ?? null,
     notificationEmail: (r.notification_email as string | null) ?? null,
     sealedReason: r.sealed_reason == null ? null : toBuffer(r.sealed_reason),
+    claimedAt,
+    inbound,
+    flow: flowOf({ protocol, claimed: claimedAt !== null, inbound }),
     createdAt: toIso(r.created_at),
     updatedAt: toIso(r.updated_at),
   };
 }
-
-/** A new transaction with its first history row and its first outbox message. */
-export interface Initiation {
-  record: Omit<TransactionRecord, 'createdAt' | 'updatedAt' | 'sealedReason' | 'status'>;
-  sealedPii: Buffer;
-  message: OutboxMessage;
-  /** With an Idempotency-Key: its record, written with the transaction unless the key is taken. */
-  idempotency?: KeyRecord;
-}
-
-/**
- * Writes initiations (one or many: group commit) in ONE statement: the transactions, their NEW
- * history rows, their outbox rows as `outbox` planned them and their Idempotency-Key records. A
- * single statement is atomic on its own, and one round trip however many rows it carries. When
- * the plan says so, the same statement NOTIFYs the workers (sent at commit). Leased outbox rows
- * are due when their lease ends, by the database's clock (as a claim's lease is: another worker
- * compares it with that clock, whatever this host's says); returns that time, and the
- * initiations whose key was taken (not written).
- */
-export async function insertInitiations(
-  q: Queryable,
-  items: Initiation[],
-  outbox: OutboxPlan,
-): Promise<{ leaseUntil: Date; skipped: ReadonlySet<Initiation> }> {
-  let at = 0;
-  const rows = items.map((item, i) => {
-    const row = { ...initiationRow(item, at), ...outbox.rows[i]!, ...keyInput(item.idempotency) };
-    at += item.sealedPii.length;
-    return row;
-  });
-  const sealed = Buffer.concat(items.map((i) => i.sealedPii));
-  const [result] = await q.query<{ lease_until: unknown; skipped: string[] | null }>(INSERT_INITIATIONS, [
-    JSON.stringify(rows),
-    sealed,
-    outbox.notify,
-    outbox.leaseMs,
-  ]);
-  const skippedRefs = new Set(result!.skipped ?? []);
-  return {
-    leaseUntil: new Date(toIso(result!.lease_until)),
-    skipped: new Set(items.filter((i) => skippedRefs.has(i.record.ref))),
-  };
-}
-
-/**
- * One initiation's own fields of the statement's jsonb input. The sealed personal data is not in
- * it: all rows' blobs go as one binary parameter, which each row cuts its own out of (`pii_at`,
- * 0-based), so the database neither parses them as JSON strings nor decodes base64.
- */
-function initiationRow({ record: t, sealedPii }: Initiation, piiAt: number) {
-  return {
-    ref: t.ref,
-    protocol: t.protocol,
-    originator_id: t.originatorId,
-    originator_did: t.originatorDid,
-    beneficiary_id: t.beneficiaryId,
-    beneficiary_vasp_id: t.beneficiaryVaspId,
-    beneficiary_did: t.beneficiaryDid,
-    asset: t.asset,
-    asset_decimals: t.assetDecimals,
-    amount: t.amount,
-    origin_address: t.origin,
-    destination_address: t.destination,
-    tx_hash: t.txHash,
-    notification_email: t.notificationEmail,
-    pii_at: piiAt,
-    pii_len: sealedPii.length,
-  };
-}
-
-const INSERT_INITIATIONS = `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
-         ref uuid, protocol text, originator_id uuid, originator_did text, beneficiary_id uuid,
-         beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
-         origin_address text, destination_address text, tx_hash text, notification_email text,
-         pii_at integer, pii_len integer, ${OUTBOX_INPUT_COLUMNS}, ${KEY_INPUT_COLUMNS})
-     ), ${recordKeysThen('input', 'ref', 'ok')}, lease AS (
-       -- Milliseconds, as the worker's token (a Date) holds it; the same for every row.
-       SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $4::float8 / 1000))
-         AS until
-     ), t AS (
-       INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
-         beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
-         destination_address, tx_hash, notification_email, sealed_pii)
-       SELECT ref, protocol, 'NEW', originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
-         beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
-         notification_email, substring($2::bytea FROM pii_at + 1 FOR pii_len)
-       FROM ok
-     ), h AS (
-       INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
-       SELECT ref, 'NEW', originator_id, originator_did FROM ok
-     ), d AS (
-       ${insertOutboxFrom('ok', '(SELECT until FROM lease)')}
-     )
-     SELECT count(*)::int AS n, (SELECT until FROM lease) AS lease_until,
-            (SELECT array_agg(ref::text) FROM input WHERE ref NOT IN (SELECT ref FROM ok)) AS skipped,
-            CASE WHEN $3::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS woke
-       FROM input`;
 
 /** Reads a transaction; `lock` takes a row lock until the surrounding transaction ends. */
 export async function findTransaction(
@@ -189,7 +96,7 @@ export async function updateStatus(
 ): Promise<boolean> {
   const rows = await q.query(
     `UPDATE transactions
-        SET status = $3, updated_at = clock_timestamp(),
+        SET status = $3, updated_at = clock_timestamp(), state_changed_at = clock_timestamp(),
             sealed_reason = coalesce($4, sealed_reason), tx_hash = coalesce($5, tx_hash)
       WHERE ref = $1 AND status = $2
       RETURNING ref`,
@@ -202,7 +109,7 @@ export async function updateStatus(
 export async function setTxHash(q: Queryable, ref: string, txHash: string): Promise<boolean> {
   const rows = await q.query(
     `UPDATE transactions SET tx_hash = $2, updated_at = clock_timestamp()
-      WHERE ref = $1 AND (tx_hash IS NULL OR tx_hash = $2) AND status <> 'DECLINED'
+      WHERE ref = $1 AND (tx_hash IS NULL OR tx_hash = $2) AND status NOT IN ('DECLINED', 'CANCELLED', 'EXPIRED')
       RETURNING ref`,
     [ref, txHash],
   );
@@ -213,9 +120,9 @@ export async function setTxHash(q: Queryable, ref: string, txHash: string): Prom
 export async function lockStates(
   q: Queryable,
   refs: string[],
-): Promise<{ ref: string; status: State; protocol: Protocol }[]> {
+): Promise<{ ref: string; status: State; flow: Flow }[]> {
   const rows = await q.query(
-    `SELECT t.ref, t.status, t.protocol FROM transactions t
+    `SELECT t.ref, t.status, t.protocol, t.claimed_at, t.inbound FROM transactions t
       WHERE t.ref IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
       ORDER BY t.ref FOR UPDATE`,
     [JSON.stringify(refs)],
@@ -223,7 +130,11 @@ export async function lockStates(
   return rows.map((r) => ({
     ref: r.ref as string,
     status: r.status as State,
-    protocol: r.protocol as Protocol,
+    flow: flowOf({
+      protocol: r.protocol as Protocol,
+      claimed: r.claimed_at != null,
+      inbound: r.inbound === true,
+    }),
   }));
 }
 
@@ -238,7 +149,7 @@ export async function applyHubMoves(
   steps: { ref: string; status: State }[],
 ): Promise<void> {
   await q.query(
-    `UPDATE transactions t SET status = m.to_status, updated_at = clock_timestamp()
+    `UPDATE transactions t SET status = m.to_status, updated_at = clock_timestamp(), state_changed_at = clock_timestamp()
        FROM jsonb_to_recordset($1::jsonb) AS m(ref uuid, from_status text, to_status text)
       WHERE t.ref = m.ref AND t.status = m.from_status`,
     [JSON.stringify(finals.map((f) => ({ ref: f.ref, from_status: f.from, to_status: f.to })))],
@@ -254,15 +165,24 @@ export async function applyHubMoves(
 
 export async function appendHistory(
   q: Queryable,
-  h: { ref: string; status: State; actorId: string | null; actor: string; sealedReason?: Buffer },
+  h: {
+    ref: string;
+    status: State;
+    actorId: string | null;
+    actor: string;
+    sealedReason?: Buffer;
+    event?: string;
+  },
 ): Promise<void> {
   await q.query(
-    'INSERT INTO transaction_history (transaction_ref, status, actor_id, actor, sealed_reason) VALUES ($1, $2, $3, $4, $5)',
-    [h.ref, h.status, h.actorId, h.actor, h.sealedReason ?? null],
+    `INSERT INTO transaction_history (transaction_ref, status, actor_id, actor, sealed_reason, event)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [h.ref, h.status, h.actorId, h.actor, h.sealedReason ?? null, h.event ?? null],
   );
 }
 
-export type HistoryEntry = { status: State; at: string; actor: string };
+/** An entry of a transaction's history; `event` names what happened when the status stayed. */
+export type HistoryEntry = { status: State; at: string; actor: string; event?: string };
 
 /**
  * A transaction and its history in one statement, so from one snapshot: a command committing in
@@ -274,8 +194,8 @@ export async function findTransactionWithHistory(
 ): Promise<(TransactionRecord & { history: HistoryEntry[] }) | undefined> {
   const rows = await q.query(
     `SELECT ${COLUMNS},
-            (SELECT coalesce(json_agg(json_build_object('status', h.status, 'at', h.at, 'actor', h.actor)
-                                      ORDER BY h.id), '[]')
+            (SELECT coalesce(json_agg(json_strip_nulls(json_build_object(
+                      'status', h.status, 'at', h.at, 'actor', h.actor, 'event', h.event)) ORDER BY h.id), '[]')
                FROM transaction_history h WHERE h.transaction_ref = t.ref) AS history
        FROM transactions t WHERE ref = $1`,
     [ref],
@@ -296,6 +216,8 @@ export interface ListFilter {
   createdBefore?: string;
   after?: { createdAt: string; ref: string };
   limit: number;
+  /** Only transactions whose message to the counterparty is failing. */
+  deliveryFailing?: boolean;
 }
 
 /** Newest first, keyset-paged on (created_at, ref). */
@@ -307,7 +229,7 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
         ? 'beneficiary_id = $1'
         : '(originator_id = $1 OR beneficiary_id = $1)';
   const rows = await q.query(
-    `SELECT ${COLUMNS} FROM transactions
+    `SELECT ${COLUMNS} FROM transactions t
       WHERE ${party}
         AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR protocol = $3)
@@ -315,6 +237,7 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
         AND ($5::timestamptz IS NULL OR created_at >= $5)
         AND ($6::timestamptz IS NULL OR created_at < $6)
         AND ($7::timestamptz IS NULL OR (created_at, ref) < ($7, $8::uuid))
+        AND ($10::boolean IS NOT TRUE OR ${deliveryFailing('$1::uuid')})
       ORDER BY created_at DESC, ref DESC
       LIMIT $9`,
     [
@@ -327,28 +250,50 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
       f.after?.createdAt ?? null,
       f.after?.ref ?? null,
       f.limit,
+      f.deliveryFailing ?? false,
     ],
   );
   return rows.map(toRecord);
 }
 
 /**
- * NOTIFY transactions the organization started in the last 24 hours, counted under a lock that
- * makes concurrent NOTIFY initiations of one organization take turns (the count then holds until
- * the surrounding transaction commits), and when the oldest of them leaves the window.
+ * Makes a directory member the beneficiary of a NOTIFY transaction it claimed (SPEC §12), and
+ * moves it to `status`. The claim is recorded (`claimed_at`): the transaction follows MAIN from now on.
  */
-export async function lockNotifyWindow(
+export async function claimBeneficiary(
   q: Queryable,
-  originatorId: string,
-): Promise<{ count: number; windowFreesAt: string | null }> {
-  await q.query(`SELECT pg_advisory_xact_lock(hashtextextended('notify-limit/' || $1::text, 0))`, [
-    originatorId,
-  ]);
-  const rows = await q.query<{ n: number; frees: unknown }>(
-    `SELECT count(*)::int AS n, min(created_at) + interval '24 hours' AS frees FROM transactions
-      WHERE originator_id = $1 AND protocol = 'NOTIFY' AND created_at > now() - interval '24 hours'`,
-    [originatorId],
+  ref: string,
+  from: State,
+  to: State,
+  beneficiary: { id: string; vaspDid: string },
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE transactions
+        SET beneficiary_id = $4::uuid, beneficiary_vasp_id = $6, beneficiary_did = $5, claimed_at = clock_timestamp(),
+            status = $3, updated_at = clock_timestamp(),
+            state_changed_at = CASE WHEN status = $3 THEN state_changed_at ELSE clock_timestamp() END
+      WHERE ref = $1 AND status = $2 AND claimed_at IS NULL
+      RETURNING ref`,
+    [ref, from, to, beneficiary.id, beneficiary.vaspDid, beneficiary.id],
   );
-  const r = rows[0]!;
-  return { count: r.n, windowFreesAt: r.frees == null ? null : toIso(r.frees) };
+  return rows.length === 1;
+}
+
+/**
+ * One transaction with no state change for `olderThanMs` in NEW or RECEIVER_NOTIFIED, locked for
+ * the surrounding transaction; rows another worker holds are skipped, so each expires once.
+ */
+export async function lockExpiring(
+  q: Queryable,
+  olderThanMs: number,
+): Promise<TransactionRecord | undefined> {
+  const rows = await q.query(
+    `SELECT ${COLUMNS} FROM transactions
+      WHERE status IN ('NEW', 'RECEIVER_NOTIFIED')
+        AND state_changed_at < clock_timestamp() - make_interval(secs => $1::float8 / 1000)
+      ORDER BY state_changed_at
+      LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    [olderThanMs],
+  );
+  return rows[0] && toRecord(rows[0]);
 }

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { LinkTokens } from '../../src/claims/tokens.js';
 import { NotifyMailer } from '../../src/deliveries/email.js';
 import { email } from '../../src/deliveries/events.js';
 
@@ -79,7 +80,7 @@ describe('NOTIFY mailer deadline', () => {
   it('ends a session that runs past its deadline although every step answers in time', async () => {
     // Each step answers in 0.4 s, inside the 1 s per-step timeout; the session needs 2.4 s.
     const mailer = new NotifyMailer(url, {
-      joinUrl: () => 'http://hub.example',
+      links: () => new LinkTokens(Buffer.alloc(32)).links('http://hub.example'),
       timeoutMs: 1000,
       deadlineMs: 1000,
     });
@@ -96,7 +97,7 @@ describe('NOTIFY mailer deadline', () => {
   });
 
   it('ends a session in flight when the hub shuts down, as a failure to retry', async () => {
-    const mailer = new NotifyMailer(url, { joinUrl: () => 'http://hub.example' });
+    const mailer = new NotifyMailer(url, { links: () => new LinkTokens(Buffer.alloc(32)).links('http://hub.example') });
     const sending = mailer.send(announcement(), 'msg_shutdown');
     await new Promise((r) => setTimeout(r, 300));
     mailer.abortAll();

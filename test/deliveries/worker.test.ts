@@ -3,6 +3,7 @@ import { after, it, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
 import type { Database, Queryable } from '../../src/db/database.js';
 import type { OutboxMessage } from '../../src/deliveries/events.js';
+import { LinkTokens } from '../../src/claims/tokens.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
 import { enqueue, type LocalWorker, OUTBOX_CHANNEL, Outbox } from '../../src/deliveries/outbox.js';
 import { ResultRecorder } from '../../src/deliveries/recorder.js';
@@ -90,7 +91,7 @@ function engine(
     hooks,
     registry: new Registry(),
     log: silent,
-    joinUrl: () => hub.url,
+    links: () => new LinkTokens(hub.masterKey).links(hub.url),
     worker,
   });
 }
@@ -631,6 +632,7 @@ eachBackend(
       return new TransactionService(hub().db, hub().masterKey, outbox, {
         lookups: hub().hub.directory.lookups,
         notifyDailyLimit: 50,
+        claimHash: () => Buffer.alloc(32),
       });
     };
     /** The initiation's one message is recorded DELIVERED after exactly one attempt. */

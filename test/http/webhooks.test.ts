@@ -442,7 +442,7 @@ eachBackend('webhook deliveries', (hub) => {
     const lost = await deliveries(p.beneficiary.apiKey, '?status=LOST');
     assert.equal(lost.status, 400);
     assert.deepEqual(lost.body.errors, [
-      { path: '/querystring/status', message: 'must be one of PENDING, DELIVERED, FAILED, HELD' },
+      { path: '/querystring/status', message: 'must be one of PENDING, DELIVERED, FAILED, HELD, CANCELLED' },
     ]);
   });
 

@@ -69,11 +69,28 @@ export class SmtpSink {
   }
 }
 
-/** The text of a captured message with soft line breaks and quoted-printable escapes undone. */
-export function decodeBody(raw: string): string {
+/**
+ * The decoded body of a captured message's part of type `type` (text/plain by default); a message
+ * of one part is that part. Undoes quoted-printable and base64.
+ */
+export function decodeBody(raw: string, type = 'text/plain'): string {
+  const { headers, body } = splitPart(raw);
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(headers)?.[1];
+  if (!boundary) return decodePart(headers, body);
+  for (const chunk of body.split(`--${boundary}`).slice(1)) {
+    const part = splitPart(chunk.replace(/^\r\n/, ''));
+    if (new RegExp(`content-type:\\s*${type}`, 'i').test(part.headers)) return decodePart(part.headers, part.body);
+  }
+  throw new Error(`the message has no ${type} part`);
+}
+
+function splitPart(raw: string): { headers: string; body: string } {
   const split = raw.indexOf('\r\n\r\n');
-  const headers = raw.slice(0, split);
-  const body = raw.slice(split + 4);
+  return { headers: raw.slice(0, split).replace(/\r\n[ \t]+/g, ' '), body: raw.slice(split + 4) };
+}
+
+function decodePart(headers: string, body: string): string {
+  if (/content-transfer-encoding:\s*base64/i.test(headers)) return Buffer.from(body, 'base64').toString('utf8');
   if (!/content-transfer-encoding:\s*quoted-printable/i.test(headers)) return body;
   return Buffer.from(
     body

@@ -2,11 +2,13 @@
  * The compliance dashboard end to end, in headless Chromium against a real hub (PGlite) whose
  * delivery worker posts webhooks to a real receiver on 127.0.0.1: a MAIN transaction arrives in
  * the beneficiary's inbox, the originator confirms it, the beneficiary reads the personal data
- * and declines, the originator sees why, a failed webhook is redelivered, the operator verifies
- * an organization. Screenshots of each main page go to docs/screenshots/.
+ * and declines, the originator sees why, a failed webhook is redelivered, a read-only key sees
+ * everything and is offered nothing it may not do, the operator verifies an organization and
+ * manages named operators. Screenshots of each main page go to docs/screenshots/.
  * The steps share one hub and run in order.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,6 +26,15 @@ import {
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+/** The only buttons a read-only session may see: none of them changes anything at the hub. */
+const READ_ONLY_BUTTONS = new Set([
+  'Skip to content',
+  'Sign out',
+  'Clear filters',
+  'Load more',
+  'Show personal data',
+  'Hide personal data',
+]);
 const skip = browserProblem();
 
 describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240_000 }, () => {
@@ -90,6 +101,18 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
   };
   const statusOf = async (key: string, transactionRef: string) =>
     (await hub.request('GET', `/v1/transactions/${transactionRef}`, { key })).body.status;
+  /** Buttons on the page that a read-only session should not see. */
+  const writeButtons = async (page: Page) =>
+    (await page.getByRole('button').allTextContents())
+      .map((t) => t.trim())
+      .filter((t) => !READ_ONLY_BUTTONS.has(t));
+  /** An operator's row, by the name in its first cell (others may name it as their creator). */
+  const operatorRow = (page: Page, name: string) =>
+    page
+      .getByRole('row')
+      .filter({ has: page.locator('td[data-label="Name"]').getByText(name, { exact: true }) });
+  const overflowOf = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
   it('shows the sign-in page and refuses an unknown key', async () => {
     const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
@@ -194,6 +217,64 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await shot(alphaPage, 'transaction-originator');
   });
 
+  it('gives a read-only key every view, the personal data included, and no action', async () => {
+    // A transaction its originator could confirm now, and (from the decline) a failed webhook.
+    const open = await hub.request('POST', '/v1/transactions/initiate', {
+      key: alpha.apiKey,
+      body: mainRequest(beta.vaspDid, 'Muster'),
+    });
+    assert.equal(open.status, 200, open.text);
+    const openRef = open.body.transactionRef as string;
+    await eventually(
+      async () => (await statusOf(alpha.apiKey, openRef)) === 'RECEIVER_NOTIFIED',
+      'the new transaction to be notified',
+    );
+    await eventually(async () => {
+      const r = await hub.request('GET', '/v1/webhooks/deliveries?status=FAILED', { key: alpha.apiKey });
+      return r.body.deliveries.length === 1;
+    }, 'the declined webhook to fail');
+    const issued = await hub.request('POST', '/v1/organizations/me/api-keys', {
+      key: alpha.apiKey,
+      body: { scope: 'read' },
+    });
+    assert.equal(issued.status, 201, issued.text);
+    keysSeen.push(issued.body.apiKey);
+
+    const page = await signedIn(issued.body.apiKey);
+    await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+    await page.locator('.who').getByText('read-only key').waitFor();
+    await page.getByRole('link', { name: 'Outbox' }).click();
+    await page.getByRole('link', { name: `Transaction ${openRef}` }).click();
+    await page.getByText('You are the originator.').waitFor();
+    await page.getByText(/may only read\. With a full-scope key you could now confirm it/).waitFor();
+    assert.deepEqual(await writeButtons(page), [], 'no action on the transaction');
+    await page.getByRole('button', { name: 'Show personal data' }).click();
+    const originator = page.getByRole('region', { name: 'Originator personal data' });
+    await originator.getByRole('heading', { name: /Erika Muster/ }).waitFor();
+    assert.deepEqual(await accessibilityProblems(page), [], 'accessibility of the read-only transaction');
+
+    await page.getByRole('link', { name: 'Delivery health' }).click();
+    await page.getByRole('heading', { name: 'Delivery health' }).waitFor();
+    await page
+      .getByRole('article', { name: 'declined webhook, failed' })
+      .locator('tbody tr')
+      .first()
+      .waitFor();
+    assert.deepEqual(await writeButtons(page), [], 'no redelivery');
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await page.getByText(/signed in with a read-only key/).waitFor();
+    const own = page.getByRole('row').filter({ hasText: 'active · this session' });
+    await own.waitFor();
+    assert.match((await own.textContent()) ?? '', /Read only/);
+    assert.equal(await page.getByRole('textbox').count(), 0, 'nothing to edit');
+    assert.equal(await page.getByRole('combobox').count(), 0, 'no scope to choose');
+    assert.deepEqual(await writeButtons(page), [], 'no settings action');
+    assert.deepEqual(await accessibilityProblems(page), [], 'accessibility of the read-only settings');
+    await page.context().close();
+  });
+
   it('redelivers a failed webhook from the delivery health page', async () => {
     await eventually(async () => {
       const r = await hub.request('GET', '/v1/webhooks/deliveries?status=FAILED', { key: alpha.apiKey });
@@ -275,7 +356,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await betaPage.getByRole('button', { name: 'Rotate secret' }).click();
     await betaPage.getByRole('button', { name: 'Yes, rotate' }).click();
     assert.match(await betaPage.getByLabel('New webhook secret').inputValue(), /^whsec_/);
-    await shot(betaPage, 'settings');
+    assert.deepEqual(await accessibilityProblems(betaPage), [], 'accessibility of the settings');
 
     await betaPage.getByRole('button', { name: /^Revoke key/ }).click();
     await betaPage.getByText(/^revoked/).waitFor();
@@ -285,6 +366,40 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await betaPage.getByRole('button', { name: 'Save' }).click();
     await betaPage.locator('#public-key-error').waitFor();
     assert.equal(await betaPage.getByLabel('Public key (PEM)').getAttribute('aria-invalid'), 'true');
+  });
+
+  it('saves the contact address, with the hub’s problems shown at the field, and issues a read-only key', async () => {
+    await betaPage.reload(); // a fresh form: the previous test left a bad public key in it
+    await betaPage.getByRole('heading', { name: 'Settings' }).waitFor();
+    const contact = betaPage.getByLabel('Contact e-mail');
+    await contact.fill('compliance at beta');
+    await betaPage.getByRole('button', { name: 'Save' }).click();
+    await betaPage.locator('#contact-email-error').waitFor();
+    assert.equal(await contact.getAttribute('aria-invalid'), 'true');
+
+    // With a contact address, a new public key is e-mailed there (an "Endpoint changed" notice).
+    const pem = generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    await contact.fill('compliance@beta-custody.example');
+    await betaPage.getByLabel('Public key (PEM)').fill(pem);
+    await betaPage.getByRole('button', { name: 'Save' }).click();
+    await betaPage.getByRole('status').getByText('Settings saved.').waitFor();
+    assert.equal(await betaPage.locator('#contact-email-error').count(), 0);
+    assert.equal(await contact.getAttribute('aria-invalid'), null);
+    const me = await hub.request('GET', '/v1/organizations/me', { key: beta.apiKey });
+    assert.equal(me.body.contactEmail, 'compliance@beta-custody.example');
+    assert.equal(me.body.organizationType, 'verified', 'only a new name costs the badge');
+
+    await betaPage.getByLabel('Scope of the new key').selectOption('read');
+    await betaPage.getByRole('button', { name: 'Create API key' }).click();
+    const created = await betaPage.getByLabel('New API key').inputValue();
+    keysSeen.push(created);
+    const row = betaPage.getByRole('row').filter({ hasText: created.slice(0, 12) });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /Read only/);
+    assert.equal((await hub.request('GET', '/v1/organizations/me', { key: created })).status, 200);
+    const write = await hub.request('POST', '/v1/organizations/me/test-event', { key: created });
+    assert.equal(write.status, 403, 'the hub holds the key to its scope');
+    await shot(betaPage, 'settings');
   });
 
   it('lets the operator see the hub’s counters and verify an organization', async () => {
@@ -301,13 +416,39 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     assert.equal(entry.body.organizationType, 'verified');
     await shot(op, 'operator-organizations');
 
-    await op.getByRole('link', { name: 'NOTIFY e-mails' }).click();
-    await op.getByText('compliance@unlisted-exchange.example').waitFor();
+    // One organization: its contact address, and a read-only key issued for it.
+    await op.getByRole('link', { name: 'Gamma Markets' }).click();
+    await op.getByRole('heading', { name: 'Gamma Markets' }).waitFor();
+    await op.getByLabel('Contact e-mail').fill('kyc@gamma-markets.example');
+    await op.getByRole('button', { name: 'Save changes' }).click();
+    await op.getByRole('status').getByText('Saved.').waitFor();
+    await op.getByLabel('Scope of the new key').selectOption('read');
+    await op.getByRole('button', { name: 'Issue API key' }).click();
+    const issued = await op.getByLabel('New API key').inputValue();
+    keysSeen.push(issued);
+    await op
+      .getByRole('row')
+      .filter({ hasText: issued.slice(0, 12) })
+      .getByText('Read only')
+      .waitFor();
+    const gammaNow = await hub.admin('GET', `/v1/admin/organizations/${gamma.id}`);
+    assert.equal(gammaNow.body.contactEmail, 'kyc@gamma-markets.example');
+    assert.equal((await hub.request('POST', '/v1/organizations/me/test-event', { key: issued })).status, 403);
+    assert.deepEqual(await accessibilityProblems(op), [], 'accessibility of the organization page');
+
+    await op.getByRole('link', { name: 'E-mails' }).click();
+    await op.getByRole('heading', { name: 'E-mails' }).waitFor();
+    const announcement = op.getByRole('row').filter({ hasText: 'compliance@unlisted-exchange.example' });
+    await announcement.getByText('Announcement').waitFor();
+    const notice = op.getByRole('row').filter({ hasText: 'compliance@beta-custody.example' });
+    await notice.getByText('Endpoint changed').waitFor();
     await op.getByText(/No SMTP server is configured/).waitFor();
     await shot(op, 'operator-emails');
     // An e-mail whose retries ran out (this hub has no SMTP server, so it is marked so here).
-    await hub.db.query("UPDATE deliveries SET status = 'FAILED' WHERE channel = 'email'");
-    await op.getByRole('button', { name: 'Redeliver' }).click({ timeout: 15_000 });
+    await hub.db.query(
+      "UPDATE deliveries SET status = 'FAILED' WHERE channel = 'email' AND event = 'notify'",
+    );
+    await announcement.getByRole('button', { name: 'Redeliver' }).click({ timeout: 15_000 });
     await eventually(async () => {
       const r = await hub.admin('GET', '/v1/admin/emails');
       return r.body.emails.every((m: { status: string }) => m.status === 'PENDING');
@@ -316,6 +457,111 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await op.getByRole('button', { name: 'Sign out' }).click();
     await op.getByRole('heading', { name: 'Compliance dashboard' }).waitFor();
     assert.equal(await op.evaluate(() => sessionStorage.length), 0, 'signing out forgets the key');
+  });
+
+  it('lets the operator create named operators, who sign in as themselves, and revoke them', async () => {
+    const op = await signedIn(hub.adminKey);
+    await op.locator('.who').getByText('Hub operator · bootstrap key').waitFor();
+    await op.getByRole('link', { name: 'Operators' }).click();
+    await op.getByRole('heading', { name: 'Operators' }).waitFor();
+    await op.getByText('No named operator yet').waitFor();
+    await op.getByLabel('Name').fill('Ana Lima');
+    await op.getByRole('button', { name: 'Create operator' }).click();
+    const anaKey = await op.getByLabel('New operator key').inputValue();
+    assert.equal(
+      await op.evaluate(() => document.activeElement?.id),
+      'secret-new-operator-key',
+      'the key shown once takes the focus',
+    );
+    assert.match(anaKey, /^trh_op_/);
+    keysSeen.push(anaKey);
+    const anaRow = operatorRow(op, 'Ana Lima');
+    await anaRow.waitFor();
+    assert.match((await anaRow.textContent()) ?? '', /bootstrap/, 'created by');
+    assert.ok(((await anaRow.textContent()) ?? '').includes(anaKey.slice(0, 15)), 'the key’s prefix');
+    await op.getByRole('button', { name: 'Done, it is handed over' }).click();
+    assert.equal(await op.getByLabel('New operator key').count(), 0, 'the key is shown once');
+    assert.equal(await op.evaluate(() => document.activeElement?.id), 'operator-name');
+
+    // Ana signs in with her key, sees herself, and cannot revoke herself.
+    const ana = await signedIn(anaKey);
+    await ana.locator('.who').getByText('Hub operator · Ana Lima').waitFor();
+    await ana.getByRole('link', { name: 'Operators' }).click();
+    const herself = operatorRow(ana, 'Ana Lima');
+    await herself.getByText('active · this session').waitFor();
+    assert.equal(await herself.getByRole('button').count(), 0, 'no revoking oneself');
+    await ana.getByLabel('Name').fill('Ben Okafor');
+    await ana.getByRole('button', { name: 'Create operator' }).click();
+    const benKey = await ana.getByLabel('New operator key').inputValue();
+    keysSeen.push(benKey);
+    await ana.getByRole('button', { name: 'Done, it is handed over' }).click();
+    const benRow = operatorRow(ana, 'Ben Okafor');
+    await benRow.waitFor();
+    assert.match((await benRow.textContent()) ?? '', /Ana Lima/, 'created by');
+    assert.equal((await hub.request('GET', '/v1/admin/stats', { key: benKey })).status, 200);
+
+    // Revoking asks first.
+    const asked: string[] = [];
+    ana.on('dialog', (d) => asked.push(d.message()));
+    await ana.getByRole('button', { name: 'Revoke operator Ben Okafor' }).click();
+    await benRow.getByText(/^revoked/).waitFor();
+    assert.match(asked[0] ?? '', /Revoke the operator key of Ben Okafor/);
+    assert.equal((await hub.request('GET', '/v1/admin/stats', { key: benKey })).status, 401);
+    const audit = await hub.db.query(
+      "SELECT actor FROM audit_events WHERE action = 'operator.revoked' ORDER BY id DESC LIMIT 1",
+    );
+    assert.equal(audit[0]!.actor, 'operator:Ana Lima', 'the audit names who revoked');
+    await shot(ana, 'operator-operators');
+    await ana.setViewportSize(PHONE);
+    const overflow = await overflowOf(ana);
+    assert.ok(overflow <= 0, `the operators page is ${overflow}px wider than a phone`);
+    assert.deepEqual(
+      await accessibilityProblems(ana),
+      [],
+      'accessibility of the operators page at phone width',
+    );
+
+    // The bootstrap operator revokes Ana; her key stops working.
+    await op.reload();
+    await op.getByRole('button', { name: 'Revoke operator Ana Lima' }).click();
+    await operatorRow(op, 'Ana Lima')
+      .getByText(/^revoked/)
+      .waitFor();
+    assert.equal((await hub.request('GET', '/v1/admin/stats', { key: anaKey })).status, 401);
+    await ana.getByRole('link', { name: 'Overview' }).click();
+    await ana.getByText('The hub no longer accepts this key; sign in again.').waitFor();
+    await ana.context().close();
+    await op.context().close();
+  });
+
+  it('warns before a verified organization renames itself, and shows it unverified after', async () => {
+    const page = await signedIn(gamma.apiKey); // verified by the operator above
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.locator('.page-head').getByText('verified by the operator').waitFor();
+    const asked: string[] = [];
+    page.on('dialog', (d) => asked.push(d.message()));
+    await page.getByLabel('Name', { exact: true }).fill('Gamma Markets Ltd');
+    await page.getByText('Renaming makes the organization unverified').waitFor();
+    assert.match(
+      (await page.getByLabel('Name', { exact: true }).getAttribute('aria-describedby')) ?? '',
+      /org-name-hint/,
+      'the warning is the field’s description',
+    );
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page
+      .locator('.note')
+      .getByText(/Gamma Markets Ltd is now unverified/)
+      .waitFor();
+    assert.match(asked[0] ?? '', /becomes unverified until the operator verifies the new name/);
+    await page.locator('.page-head').getByText('not verified').waitFor();
+    await page
+      .locator('.who')
+      .getByText(/Gamma Markets Ltd/)
+      .waitFor();
+    const entry = await hub.admin('GET', `/v1/admin/organizations/${gamma.id}`);
+    assert.equal(entry.body.name, 'Gamma Markets Ltd');
+    assert.equal(entry.body.organizationType, 'unverified');
+    await page.context().close();
   });
 
   it('ends the session when its key is revoked elsewhere', async () => {

@@ -1,30 +1,83 @@
-/** The NOTIFY e-mail's text: what the originator chose cannot add lines to a message in the hub's name. */
+/** The e-mails' texts: what a counterparty chose cannot add lines or markup to a message in the hub's name. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { composeNotifyEmail } from '../../src/deliveries/email-texts.js';
+import { LinkTokens } from '../../src/claims/tokens.js';
+import { composeEmail, composeNotifyEmail } from '../../src/deliveries/email-texts.js';
+import { email } from '../../src/deliveries/events.js';
+
+const links = new LinkTokens(Buffer.alloc(32, 7)).links('https://hub.example/');
+const evil = {
+  transactionRef: '5b1c0c8e-6a55-4f5e-9d59-2f1f3f0f4b11',
+  transactionAsset: 'ETH-USDC',
+  transactionAmount: '12.5',
+  destination: '0xabc\n\nIMPORTANT: the hub has moved, join at https://evil.example/join\n',
+  originatorName: 'Evil\r\nExchange <b>bold</b>',
+  originatorVASPdid: 'did:web:evil.example',
+  beneficiaryVASPid: null,
+};
 
 it('escapes line breaks and other control characters in the values it quotes', () => {
-  const { subject, text } = composeNotifyEmail(
-    {
-      transactionRef: '5b1c0c8e-6a55-4f5e-9d59-2f1f3f0f4b11',
-      transactionAsset: 'ETH-USDC',
-      transactionAmount: '12.5',
-      destination: '0xabc\n\nIMPORTANT: the hub has moved, join at https://evil.example/join\n',
-      originatorName: 'Evil\r\nExchange',
-      originatorVASPdid: 'did:web:evil.example',
-      beneficiaryVASPid: null,
-    },
-    'https://hub.example',
-  );
+  const { subject, text } = composeNotifyEmail(evil, links);
   const lines = text.split('\n');
   assert.ok(!lines.some((l) => l.startsWith('IMPORTANT')), text);
   assert.ok(
-    lines.includes(
-      '  Destination:      0xabc\\u000a\\u000aIMPORTANT: the hub has moved, join at https://evil.example/join\\u000a',
+    lines.some((l) =>
+      /^ {2}Destination: +0xabc\\u000a\\u000aIMPORTANT: the hub has moved, join at https:\/\/evil\.example\/join\\u000a$/.test(l),
     ),
     text,
   );
-  assert.ok(text.includes('Evil\\u000d\\u000aExchange (did:web:evil.example)'), text);
+  assert.ok(text.includes('Evil\\u000d\\u000aExchange <b>bold</b> (did:web:evil.example)'), text);
   assert.doesNotMatch(subject, /[\r\n]/);
-  assert.match(text, /https:\/\/hub\.example/);
+  assert.match(text, /https:\/\/hub\.example\/docs/);
+});
+
+it('escapes markup in the HTML part and links the claim page', () => {
+  const { html, text } = composeNotifyEmail(evil, links);
+  assert.ok(!html.includes('<b>bold</b>'), html);
+  assert.ok(html.includes('&lt;b&gt;bold&lt;/b&gt;'));
+  const claim = links.claim(evil.transactionRef);
+  assert.match(claim, /^https:\/\/hub\.example\/claim\/[A-Za-z0-9_-]{43}$/);
+  assert.ok(text.includes(claim));
+  assert.ok(html.includes(`href="${claim}"`));
+});
+
+it('derives the same claim link for a transaction every time, and another for each transaction', () => {
+  const again = new LinkTokens(Buffer.alloc(32, 7)).links('https://hub.example');
+  assert.equal(again.claim(evil.transactionRef), links.claim(evil.transactionRef));
+  assert.notEqual(links.claim('6b1c0c8e-6a55-4f5e-9d59-2f1f3f0f4b11'), links.claim(evil.transactionRef));
+  const otherKey = new LinkTokens(Buffer.alloc(32, 8)).links('https://hub.example');
+  assert.notEqual(otherKey.claim(evil.transactionRef), links.claim(evil.transactionRef));
+});
+
+it('composes every e-mail of the catalogue with a subject, a text and an HTML part', () => {
+  const messages = [
+    email('notify', 'a@b.example', evil.transactionRef, evil),
+    email('notify-cancelled', 'a@b.example', evil.transactionRef, evil),
+    email('application-approved', 'a@b.example', null, {
+      organizationId: evil.transactionRef,
+      organizationName: 'New VASP',
+      pickupId: evil.transactionRef,
+      expiresAt: '2026-11-27T10:00:00.000Z',
+    }),
+    email('application-rejected', 'a@b.example', null, {
+      organizationName: 'New VASP',
+      reason: 'Not licensed.',
+    }),
+    email('endpoint-changed', 'a@b.example', null, {
+      organizationId: evil.transactionRef,
+      organizationName: 'VASP',
+      vaspDid: 'did:web:v.example',
+      changes: [{ field: 'travelEndpoint', from: 'https://a.example', to: 'https://b.example' }],
+      changedBy: 'the hub operator',
+      at: '2026-11-26T10:00:00.000Z',
+    }),
+  ];
+  for (const m of messages) {
+    const { subject, text, html } = composeEmail(m, links);
+    assert.ok(subject.length > 0 && text.length > 0 && html.startsWith('<!doctype html>'), m.event);
+  }
+  assert.match(
+    composeEmail(messages[2]!, links).text,
+    /https:\/\/hub\.example\/credentials\/[A-Za-z0-9_-]{43}/,
+  );
 });

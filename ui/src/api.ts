@@ -69,6 +69,10 @@ export type Email = GetOf<'/v1/admin/emails'>['emails'][number];
 export type HubStats = GetOf<'/v1/admin/stats'>;
 export type MyApiKey = GetOf<'/v1/organizations/me/api-keys'>['apiKeys'][number];
 export type ApiKeyInfo = GetOf<'/v1/admin/organizations/{id}/api-keys'>['apiKeys'][number];
+/** `full`: everything the organization may do; `read`: GET requests only. */
+export type KeyScope = ApiKeyInfo['scope'];
+export type Operator = GetOf<'/v1/admin/operators'>['operators'][number];
+export type CreatedOperator = PostOf<'/v1/admin/operators'>;
 export type TestEventResult = PostOf<'/v1/organizations/me/test-event'>;
 export type CreatedOrganization = PostOf<'/v1/admin/organizations'>;
 export type RotatedSecret = PostOf<'/v1/organizations/me/webhook-secret'>;

@@ -1,6 +1,7 @@
 /**
  * The shell: sign-in, then the participant's or the operator's views under one header and
- * navigation. Route changes move focus to the new page's heading (views put it there).
+ * navigation. Route changes move focus to the new page's heading (views put it there). The
+ * header says who is signed in, and marks a read-only key's session.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { forgetKey, storedKey, storeKey } from './api.js';
@@ -9,6 +10,7 @@ import { useRoute } from './router.js';
 import { AnnounceContext, type Session, SessionContext, signIn, UpdateMeContext } from './session.js';
 import { DeliveryHealth } from './views/deliveries.js';
 import { OperatorEmails } from './views/operator-emails.js';
+import { OperatorOperators } from './views/operator-operators.js';
 import { OperatorOrganization } from './views/operator-organization.js';
 import { OperatorOrganizations } from './views/operator-organizations.js';
 import { OperatorOverview } from './views/operator-overview.js';
@@ -32,7 +34,8 @@ const ORG_NAV: NavItem[] = [
 const OPERATOR_NAV: NavItem[] = [
   { route: 'overview', label: 'Overview' },
   { route: 'organizations', label: 'Organizations' },
-  { route: 'emails', label: 'NOTIFY e-mails' },
+  { route: 'operators', label: 'Operators' },
+  { route: 'emails', label: 'E-mails' },
 ];
 
 export function App() {
@@ -105,7 +108,6 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const main = useRef<HTMLElement>(null);
   const nav = session.kind === 'operator' ? OPERATOR_NAV : ORG_NAV;
   const section = route[0] ?? nav[0]!.route;
-  const who = session.kind === 'operator' ? 'Hub operator' : `${session.me.name} · ${session.me.vaspDid}`;
 
   return (
     <div class="shell">
@@ -117,10 +119,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
           <span class="logo" aria-hidden="true" />
           <span>Travel Rule Hub</span>
         </div>
-        <p class="who">
-          <span class="sr-only">Signed in as </span>
-          {who}
-        </p>
+        <Who session={session} />
         <button type="button" class="secondary on-dark" onClick={onSignOut}>
           Sign out
         </button>
@@ -140,6 +139,24 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
         {session.kind === 'operator' ? <OperatorRoutes route={route} /> : <OrgRoutes route={route} />}
       </main>
     </div>
+  );
+}
+
+function Who({ session }: { session: Session }) {
+  if (session.kind === 'operator') {
+    return (
+      <p class="who">
+        <span class="sr-only">Signed in as </span>
+        Hub operator · {session.operator ? session.operator.name : 'bootstrap key'}
+      </p>
+    );
+  }
+  return (
+    <p class="who">
+      <span class="sr-only">Signed in as </span>
+      {session.me.name} · {session.me.vaspDid}
+      {session.scope === 'read' ? <span class="scope-tag">read-only key</span> : null}
+    </p>
   );
 }
 
@@ -168,6 +185,8 @@ function OperatorRoutes({ route }: { route: string[] }) {
       return <OperatorOverview />;
     case 'organizations':
       return route[1] ? <OperatorOrganization key={route[1]} id={route[1]} /> : <OperatorOrganizations />;
+    case 'operators':
+      return <OperatorOperators />;
     case 'emails':
       return <OperatorEmails />;
     default:

@@ -1,15 +1,26 @@
 /**
- * Who is signed in. The operator key answers GET /v1/admin/stats with 200 (organization keys
- * get 403 there, since the operator key opens only /v1/admin); an organization key answers
- * GET /v1/organizations/me. A 401 on any later call (key revoked) ends the session.
+ * Who is signed in. An operator key (the bootstrap HUB_ADMIN_KEY or a named operator's
+ * `trh_op_…` key) answers GET /v1/admin/stats with 200 (organization keys get 403 there, since
+ * operator keys open only /v1/admin); an organization key answers GET /v1/organizations/me.
+ * A 401 on any later call (key revoked) ends the session.
+ *
+ * An organization key has a scope (SPEC §13): `read` keys may only GET. The session knows it
+ * from the key list's `current` entry, and views ask `useCanWrite()` before offering anything
+ * that is not a GET: the hub refuses those with 403 anyway, so offering them would only fail.
  */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { clientFor, type HubClient, HubProblem, type Organization, unwrap } from './api.js';
+import { clientFor, type HubClient, HubProblem, type KeyScope, type Organization, unwrap } from './api.js';
+
+/** A named operator, or null for the bootstrap key (HUB_ADMIN_KEY), which has no entry. */
+export interface OperatorIdentity {
+  id: string;
+  name: string;
+}
 
 export type Session =
-  | { kind: 'operator'; client: HubClient }
-  | { kind: 'org'; client: HubClient; me: Organization };
+  | { kind: 'operator'; client: HubClient; operator: OperatorIdentity | null }
+  | { kind: 'org'; client: HubClient; me: Organization; scope: KeyScope };
 
 export const SessionContext = createContext<Session | null>(null);
 
@@ -25,6 +36,20 @@ export function useOrg(): Extract<Session, { kind: 'org' }> {
   return session;
 }
 
+export function useOperator(): Extract<Session, { kind: 'operator' }> {
+  const session = useSession();
+  if (session.kind !== 'operator') throw new Error('an operator view needs an operator key');
+  return session;
+}
+
+/** Whether this session may change anything: operators and `full` keys may, `read` keys only look. */
+export function useCanWrite(): boolean {
+  const session = useSession();
+  return session.kind === 'operator' || session.scope === 'full';
+}
+
+const OPERATOR_KEY = /^trh_op_[A-Za-z0-9_-]{43}$/;
+
 export async function signIn(apiKey: string, onUnauthorized: () => void): Promise<Session> {
   const client = clientFor(apiKey);
   const stats = await client.GET('/v1/admin/stats');
@@ -32,15 +57,21 @@ export async function signIn(apiKey: string, onUnauthorized: () => void): Promis
     throw new Error('The hub does not accept this key: it is unknown or has been revoked.');
   }
   let session: Session;
-  if (stats.response.ok) {
-    session = { kind: 'operator', client };
-  } else {
-    try {
-      session = { kind: 'org', client, me: await unwrap(client.GET('/v1/organizations/me')) };
-    } catch (err) {
-      if (err instanceof HubProblem) throw new Error(err.problem.detail);
-      throw err;
+  try {
+    if (stats.response.ok) {
+      session = { kind: 'operator', client, operator: await whichOperator(client, apiKey) };
+    } else {
+      const [me, keys] = await Promise.all([
+        unwrap(client.GET('/v1/organizations/me')),
+        unwrap(client.GET('/v1/organizations/me/api-keys')),
+      ]);
+      // Unknown (it cannot be, the list holds the calling key) counts as the lesser scope.
+      const scope = keys.apiKeys.find((k) => k.current)?.scope ?? 'read';
+      session = { kind: 'org', client, me, scope };
     }
+  } catch (err) {
+    if (err instanceof HubProblem) throw new Error(err.problem.detail);
+    throw err;
   }
   client.use({
     onResponse({ response }) {
@@ -49,6 +80,18 @@ export async function signIn(apiKey: string, onUnauthorized: () => void): Promis
     },
   });
   return session;
+}
+
+/**
+ * The named operator holding this key: the active one whose key prefix it starts with. The
+ * operator list has no `current` mark, but a prefix holds 48 random bits, so it tells keys
+ * apart. Null for the bootstrap key, which is not listed.
+ */
+async function whichOperator(client: HubClient, apiKey: string): Promise<OperatorIdentity | null> {
+  if (!OPERATOR_KEY.test(apiKey)) return null;
+  const { operators } = await unwrap(client.GET('/v1/admin/operators'));
+  const mine = operators.find((o) => o.revokedAt === null && apiKey.startsWith(o.prefix));
+  return mine ? { id: mine.id, name: mine.name } : null;
 }
 
 /** Replaces the organization's directory entry after the organization changed it (settings). */

@@ -1,9 +1,12 @@
-/** Webhook deliveries with every attempt (status code, latency, error) and, when FAILED, redelivery. */
+/**
+ * Webhook deliveries with every attempt (status code, latency, error) and, when FAILED,
+ * redelivery (not for a read-only session).
+ */
 import { type Delivery, unwrap } from '../api.js';
 import { shortRef } from '../format.js';
 import { useAction } from '../hooks.js';
 import { href } from '../router.js';
-import { useAnnounce, useOrg } from '../session.js';
+import { useAnnounce, useCanWrite, useOrg } from '../session.js';
 import { ErrorNote, StatusBadge, TableWrap, Time } from './ui.js';
 
 export function DeliveryList({
@@ -37,6 +40,7 @@ function DeliveryItem({
 }) {
   const { client } = useOrg();
   const announce = useAnnounce();
+  const canWrite = useCanWrite();
   const { busy, error, run } = useAction();
 
   const redeliver = () =>
@@ -58,7 +62,7 @@ function DeliveryItem({
             transaction {shortRef(d.transactionRef)}
           </a>
         ) : null}
-        {d.status === 'FAILED' ? (
+        {d.status === 'FAILED' && canWrite ? (
           <button type="button" onClick={redeliver} disabled={busy}>
             {busy ? 'Queuing…' : 'Redeliver'}
           </button>

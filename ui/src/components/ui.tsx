@@ -1,6 +1,6 @@
 /** Small shared pieces: page heads, status badges, times, errors, secrets shown once, list tables. */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api.js';
 import { formatTime, STATUS_LABELS } from '../format.js';
 import { useFocusOnMount } from '../hooks.js';
@@ -31,17 +31,28 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** A secret the hub shows only once: readable, copyable, with a warning. */
+/**
+ * A secret the hub shows only once: readable, copyable, with a warning. It takes the focus when
+ * it appears (the button that asked for it may be gone or disabled by then), so keyboard and
+ * screen-reader users land on it and hear its label.
+ */
 export function OnceSecret({
   label,
   value,
+  takeFocus = true,
   children,
 }: {
   label: string;
   value: string;
+  /** False for the second of two secrets shown together: the first one takes it. */
+  takeFocus?: boolean;
   children?: ComponentChildren;
 }) {
   const [copied, setCopied] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (takeFocus) input.current?.focus();
+  }, [value]);
   const id = `secret-${label.replace(/\W+/g, '-').toLowerCase()}`;
   const copy = async () => {
     try {
@@ -57,7 +68,15 @@ export function OnceSecret({
         {label}
       </label>
       <div class="secret-row">
-        <input id={id} class="mono" readOnly value={value} spellcheck={false} autocomplete="off" />
+        <input
+          ref={input}
+          id={id}
+          class="mono"
+          readOnly
+          value={value}
+          spellcheck={false}
+          autocomplete="off"
+        />
         <button type="button" class="secondary" onClick={copy}>
           {copied ? 'Copied' : 'Copy'}
         </button>

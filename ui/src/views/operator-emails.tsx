@@ -1,4 +1,8 @@
-/** NOTIFY e-mails (to exchanges outside the directory) and their delivery state, for the operator. */
+/**
+ * The e-mails the hub sends and their delivery state, for the operator: NOTIFY announcements (to
+ * exchanges outside the directory) and notices of a changed travel endpoint or public key (to
+ * the organization's contact address).
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { type Email, unwrap } from '../api.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
@@ -9,7 +13,21 @@ import { POLL_MS } from './transactions.js';
 
 type Status = Email['status'];
 
+const EMAIL_EVENT_LABELS: Partial<Record<Email['event'], string>> = {
+  notify: 'Announcement',
+  'endpoint-changed': 'Endpoint changed',
+};
+
+/** `endpoint-changed` → `Endpoint changed`; a kind without a label of its own reads as its name. */
+export function emailEventLabel(event: Email['event']): string {
+  const label = EMAIL_EVENT_LABELS[event];
+  if (label) return label;
+  const spaced = event.replaceAll('-', ' ');
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
 const COLUMNS = [
+  'Event',
   'To',
   'Transaction',
   'Queued',
@@ -65,8 +83,11 @@ export function OperatorEmails() {
 
   return (
     <section aria-labelledby="emails-heading">
-      <PageHead id="emails-heading" title="NOTIFY e-mails">
-        <p class="muted small">Announcements of NOTIFY transfers to exchanges outside the directory.</p>
+      <PageHead id="emails-heading" title="E-mails">
+        <p class="muted small">
+          Announcements of NOTIFY transfers to exchanges outside the directory, and notices to an
+          organization’s contact address when its travel endpoint or public key changes.
+        </p>
       </PageHead>
       {smtp === false ? (
         <p class="note note-info">
@@ -94,13 +115,14 @@ export function OperatorEmails() {
       {emails === null ? (
         <Loading what="e-mails" />
       ) : emails.length === 0 ? (
-        <p class="empty">No NOTIFY e-mail{status ? ' in this state' : ' yet'}.</p>
+        <p class="empty">No e-mail{status ? ' in this state' : ' yet'}.</p>
       ) : (
-        <ListTable label="NOTIFY e-mails" columns={COLUMNS}>
+        <ListTable label="E-mails" columns={COLUMNS}>
           {emails.map((m) => {
             const last = m.attemptLog[m.attemptLog.length - 1];
             return (
               <tr key={m.id}>
+                <td data-label="Event">{emailEventLabel(m.event)}</td>
                 <td data-label="To" class="break">
                   {m.to}
                 </td>

@@ -1,6 +1,9 @@
-/** One organization for the operator: edit any directory field, its keys, its webhook secret. */
+/**
+ * One organization for the operator: edit any directory field and its contact address, its keys
+ * (issued with a scope), its webhook secret.
+ */
 import { useEffect, useState } from 'preact/hooks';
-import { fieldErrors, type Organization, unwrap } from '../api.js';
+import { fieldErrors, type KeyScope, type Organization, unwrap } from '../api.js';
 import { ApiKeysPanel } from '../components/api-keys.js';
 import { Field, FormError, textBinder } from '../components/forms.js';
 import { ErrorNote, Loading } from '../components/ui.js';
@@ -51,6 +54,7 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
     name: org.name,
     vaspDid: org.vaspDid,
     travelEndpoint: org.travelEndpoint ?? '',
+    contactEmail: org.contactEmail ?? '',
     publicKey: org.publicKey ?? '',
     organizationType: org.organizationType,
   }));
@@ -65,6 +69,8 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
     if (form.vaspDid.trim() !== org.vaspDid) body.vaspDid = form.vaspDid.trim();
     if ((form.travelEndpoint.trim() || null) !== org.travelEndpoint)
       body.travelEndpoint = form.travelEndpoint.trim() || null;
+    if ((form.contactEmail.trim() || null) !== org.contactEmail)
+      body.contactEmail = form.contactEmail.trim() || null;
     if ((form.publicKey.trim() || null) !== (org.publicKey?.trim() || null))
       body.publicKey = form.publicKey.trim() || null;
     if (form.organizationType !== org.organizationType) body.organizationType = form.organizationType;
@@ -97,6 +103,14 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
       </Field>
       <Field id="edit-travelEndpoint" label="Travel endpoint" error={problems.travelEndpoint}>
         {(aria) => <input {...aria} {...text('travelEndpoint')} type="url" class="mono" />}
+      </Field>
+      <Field
+        id="edit-contactEmail"
+        label="Contact e-mail"
+        error={problems.contactEmail}
+        hint="Told of changes to the travel endpoint and public key; not in the directory."
+      >
+        {(aria) => <input {...aria} {...text('contactEmail')} type="email" spellcheck={false} />}
       </Field>
       <Field id="edit-type" label="Status">
         {(aria) => (
@@ -140,8 +154,12 @@ function Keys({ orgId }: { orgId: string }) {
       list={async () =>
         (await unwrap(client.GET('/v1/admin/organizations/{id}/api-keys', { params: { path } }))).apiKeys
       }
-      issue={async () =>
-        (await unwrap(client.POST('/v1/admin/organizations/{id}/api-keys', { params: { path } }))).apiKey
+      issue={async (scope: KeyScope) =>
+        (
+          await unwrap(
+            client.POST('/v1/admin/organizations/{id}/api-keys', { params: { path }, body: { scope } }),
+          )
+        ).apiKey
       }
       revoke={(keyId) => unwrap(client.DELETE('/v1/admin/api-keys/{keyId}', { params: { path: { keyId } } }))}
     />

@@ -99,7 +99,7 @@ export function OperatorOrganizations() {
   );
 }
 
-const EMPTY = { name: '', vaspDid: '', travelEndpoint: '', publicKey: '', verified: false };
+const EMPTY = { name: '', vaspDid: '', travelEndpoint: '', contactEmail: '', publicKey: '', verified: false };
 
 function CreateOrganization({ onCreated }: { onCreated: () => void }) {
   const { client } = useSession();
@@ -117,6 +117,7 @@ function CreateOrganization({ onCreated }: { onCreated: () => void }) {
         name: form.name.trim(),
         vaspDid: form.vaspDid.trim(),
         ...(form.travelEndpoint.trim() ? { travelEndpoint: form.travelEndpoint.trim() } : {}),
+        ...(form.contactEmail.trim() ? { contactEmail: form.contactEmail.trim() } : {}),
         ...(form.publicKey.trim() ? { publicKey: form.publicKey.trim() } : {}),
         organizationType: form.verified ? ('verified' as const) : ('unverified' as const),
       };
@@ -138,7 +139,7 @@ function CreateOrganization({ onCreated }: { onCreated: () => void }) {
             securely:
           </p>
           <OnceSecret label="API key" value={created.apiKey} />
-          <OnceSecret label="Webhook secret" value={created.webhookSecret} />
+          <OnceSecret label="Webhook secret" value={created.webhookSecret} takeFocus={false} />
           <button type="button" class="secondary" onClick={() => setCreated(null)}>
             Done, I have stored them
           </button>
@@ -168,6 +169,17 @@ function CreateOrganization({ onCreated }: { onCreated: () => void }) {
               type="url"
               class="mono"
               placeholder="https://vasp.example/travel"
+            />
+          )}
+        </Field>
+        <Field id="new-contactEmail" label="Contact e-mail (optional)" error={problems.contactEmail}>
+          {(aria) => (
+            <input
+              {...aria}
+              {...text('contactEmail')}
+              type="email"
+              placeholder="compliance@vasp.example"
+              spellcheck={false}
             />
           )}
         </Field>

@@ -1,70 +1,158 @@
 /**
- * The organization's own settings: travel endpoint and public key (validated by the hub),
- * a signed test event, webhook secret rotation and API keys (new secrets shown once).
+ * The organization's own settings: name, contact address, travel endpoint and public key
+ * (validated by the hub, problems shown at the fields), a signed test event, webhook secret
+ * rotation and API keys (new secrets shown once). A rename of a verified organization costs the
+ * badge until the operator verifies it again (SPEC §13): the form says so before saving and asks
+ * once more. A read-only session sees the same facts and no control that would change them.
  */
 import { useState } from 'preact/hooks';
-import { fieldErrors, type TestEventResult, unwrap } from '../api.js';
+import { fieldErrors, type KeyScope, type Organization, type TestEventResult, unwrap } from '../api.js';
 import { ApiKeysPanel } from '../components/api-keys.js';
-import { Field, FormError } from '../components/forms.js';
+import { Field, FormError, textBinder } from '../components/forms.js';
 import { ErrorNote, Fact, PageHead } from '../components/ui.js';
 import { WebhookSecretPanel } from '../components/webhook-secret.js';
 import { useAction } from '../hooks.js';
-import { useAnnounce, useOrg, useUpdateMe } from '../session.js';
+import { useAnnounce, useCanWrite, useOrg, useUpdateMe } from '../session.js';
 
 export function Settings() {
   const { me } = useOrg();
+  const canWrite = useCanWrite();
   return (
     <section aria-labelledby="settings-heading">
       <PageHead id="settings-heading" title="Settings">
         <p class="muted small">
-          {me.name} · <span class="did">{me.vaspDid}</span> ·{' '}
-          {me.organizationType === 'verified' ? 'verified by the operator' : 'not verified'}
+          {me.name} · <span class="did">{me.vaspDid}</span> · <VerifiedState org={me} />
         </p>
       </PageHead>
-      <div class="columns">
-        <EndpointForm />
-        <div>
-          <TestEvent />
-          <WebhookSecret />
+      {canWrite ? (
+        <div class="columns">
+          <EntryForm />
+          <div>
+            <TestEvent />
+            <WebhookSecret />
+          </div>
         </div>
-      </div>
+      ) : (
+        <>
+          <p class="note note-info">
+            You are signed in with a read-only key: the settings are shown here, and changing them needs a key
+            with the full scope.
+          </p>
+          <EntryFacts org={me} />
+        </>
+      )}
       <ApiKeys />
     </section>
   );
 }
 
-function EndpointForm() {
+function VerifiedState({ org }: { org: Organization }) {
+  return <>{org.organizationType === 'verified' ? 'verified by the operator' : 'not verified'}</>;
+}
+
+const formOf = (me: Organization) => ({
+  name: me.name,
+  contactEmail: me.contactEmail ?? '',
+  travelEndpoint: me.travelEndpoint ?? '',
+  publicKey: me.publicKey ?? '',
+});
+
+/** The fields that differ from the entry, trimmed; an emptied optional field becomes null. */
+function changes(form: ReturnType<typeof formOf>, me: Organization) {
+  const patch: {
+    name?: string;
+    contactEmail?: string | null;
+    travelEndpoint?: string | null;
+    publicKey?: string | null;
+  } = {};
+  const optional = (v: string) => v.trim() || null;
+  if (form.name.trim() !== me.name) patch.name = form.name.trim();
+  if (optional(form.contactEmail) !== me.contactEmail) patch.contactEmail = optional(form.contactEmail);
+  if (optional(form.travelEndpoint) !== me.travelEndpoint)
+    patch.travelEndpoint = optional(form.travelEndpoint);
+  if (optional(form.publicKey) !== (me.publicKey?.trim() || null)) patch.publicKey = optional(form.publicKey);
+  return patch;
+}
+
+function EntryForm() {
   const session = useOrg();
+  const { me } = session;
   const announce = useAnnounce();
   const updateMe = useUpdateMe();
-  const [endpoint, setEndpoint] = useState(session.me.travelEndpoint ?? '');
-  const [publicKey, setPublicKey] = useState(session.me.publicKey ?? '');
+  const [form, setForm] = useState(() => formOf(me));
+  // What the last save did to the badge, shown under the form until the next save.
+  const [outcome, setOutcome] = useState<string | null>(null);
   const { busy, error, run } = useAction();
   const problems = fieldErrors(error);
+  const text = textBinder(form, setForm);
+  const renaming = form.name.trim() !== me.name && me.organizationType === 'verified';
 
   const submit = (e: Event) => {
     e.preventDefault();
-    const patch: { travelEndpoint?: string | null; publicKey?: string | null } = {};
-    const ep = endpoint.trim() || null;
-    const pk = publicKey.trim() || null;
-    if (ep !== session.me.travelEndpoint) patch.travelEndpoint = ep;
-    if (pk !== (session.me.publicKey?.trim() || null)) patch.publicKey = pk;
+    const patch = changes(form, me);
     if (Object.keys(patch).length === 0) {
       announce('Nothing changed.');
       return;
     }
+    if (
+      patch.name !== undefined &&
+      me.organizationType === 'verified' &&
+      !window.confirm(
+        `Rename “${me.name}” to “${patch.name}”? The organization becomes unverified until the operator verifies the new name.`,
+      )
+    ) {
+      return;
+    }
+    setOutcome(null);
     run(async () => {
       const updated = await unwrap(session.client.PATCH('/v1/organizations/me', { body: patch }));
       updateMe(updated);
-      setEndpoint(updated.travelEndpoint ?? '');
-      setPublicKey(updated.publicKey ?? '');
-      announce('Settings saved.');
+      setForm(formOf(updated));
+      const lostBadge = updated.organizationType !== me.organizationType;
+      const message = lostBadge
+        ? `Saved. ${updated.name} is now ${updated.organizationType}: the operator verifies the new name before the badge returns.`
+        : 'Settings saved.';
+      setOutcome(lostBadge ? message : null);
+      announce(message);
     });
   };
 
   return (
-    <form class="panel" onSubmit={submit} aria-labelledby="endpoint-heading" noValidate>
-      <h2 id="endpoint-heading">Receiving</h2>
+    <form class="panel" onSubmit={submit} aria-labelledby="entry-heading" noValidate>
+      <h2 id="entry-heading">Organization</h2>
+      <Field
+        id="org-name"
+        label="Name"
+        error={problems.name}
+        hint={
+          renaming ? (
+            <strong class="warn-text">
+              Renaming makes the organization unverified until the operator verifies the new name.
+            </strong>
+          ) : (
+            'As other organizations see it in the directory.'
+          )
+        }
+      >
+        {(aria) => <input {...aria} {...text('name')} required maxLength={200} />}
+      </Field>
+      <Field
+        id="contact-email"
+        label="Contact e-mail"
+        error={problems.contactEmail}
+        hint="The hub tells this address when the travel endpoint or public key changes. Not shown in the directory."
+      >
+        {(aria) => (
+          <input
+            {...aria}
+            {...text('contactEmail')}
+            type="email"
+            autocomplete="email"
+            placeholder="compliance@vasp.example"
+            spellcheck={false}
+          />
+        )}
+      </Field>
       <Field
         id="travel-endpoint"
         label="Travel endpoint"
@@ -79,11 +167,10 @@ function EndpointForm() {
         {(aria) => (
           <input
             {...aria}
+            {...text('travelEndpoint')}
             type="url"
             class="mono"
             placeholder="https://vasp.example/travel"
-            value={endpoint}
-            onInput={(e) => setEndpoint(e.currentTarget.value)}
           />
         )}
       </Field>
@@ -96,20 +183,43 @@ function EndpointForm() {
         {(aria) => (
           <textarea
             {...aria}
+            {...text('publicKey')}
             class="mono"
             rows={6}
             placeholder={'-----BEGIN PUBLIC KEY-----\n…\n-----END PUBLIC KEY-----'}
-            value={publicKey}
             spellcheck={false}
-            onInput={(e) => setPublicKey(e.currentTarget.value)}
           />
         )}
       </Field>
       <FormError error={error} />
+      {outcome ? <p class="note note-info">{outcome}</p> : null}
       <button type="submit" disabled={busy}>
         {busy ? 'Saving…' : 'Save'}
       </button>
     </form>
+  );
+}
+
+/** The entry as facts, for a session that may not change it. */
+function EntryFacts({ org }: { org: Organization }) {
+  const none = <span class="muted">none</span>;
+  return (
+    <section class="panel" aria-labelledby="entry-heading">
+      <h2 id="entry-heading">Organization</h2>
+      <dl class="facts">
+        <Fact label="Name">{org.name}</Fact>
+        <Fact label="Status">
+          <span class={`badge badge-${org.organizationType}`}>{org.organizationType}</span>
+        </Fact>
+        <Fact label="Contact e-mail">
+          {org.contactEmail ? <span class="break">{org.contactEmail}</span> : none}
+        </Fact>
+        <Fact label="Travel endpoint">
+          {org.travelEndpoint ? <span class="mono break">{org.travelEndpoint}</span> : none}
+        </Fact>
+        <Fact label="Public key">{org.publicKey ? <pre class="pem">{org.publicKey.trim()}</pre> : none}</Fact>
+      </dl>
+    </section>
   );
 }
 
@@ -170,6 +280,7 @@ function WebhookSecret() {
 
 function ApiKeys() {
   const { client } = useOrg();
+  const canWrite = useCanWrite();
   return (
     <ApiKeysPanel
       headingId="keys-heading"
@@ -177,14 +288,17 @@ function ApiKeys() {
       issueLabel="Create API key"
       revokeWarning="Systems using it stop working at once."
       list={async () => (await unwrap(client.GET('/v1/organizations/me/api-keys'))).apiKeys}
-      issue={async () => (await unwrap(client.POST('/v1/organizations/me/api-keys'))).apiKey}
+      issue={async (scope: KeyScope) =>
+        (await unwrap(client.POST('/v1/organizations/me/api-keys', { body: { scope } }))).apiKey
+      }
       revoke={(keyId) =>
         unwrap(client.DELETE('/v1/organizations/me/api-keys/{keyId}', { params: { path: { keyId } } }))
       }
     >
       <p class="small">
-        Keys are shown only when issued; the hub stores a hash. The key you are signed in with cannot be
-        revoked here.
+        Keys are shown only when issued; the hub stores a hash. A read-only key may look at everything,
+        personal data included (each view is audited), and change nothing.
+        {canWrite ? ' The key you are signed in with cannot be revoked here.' : ''}
       </p>
     </ApiKeysPanel>
   );

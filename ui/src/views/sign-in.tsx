@@ -31,8 +31,7 @@ export function SignIn({
       <div class="card">
         <h1>Compliance dashboard</h1>
         <p>
-          Travel Rule Hub: work your organization’s travel rule inbox, or manage the directory with the
-          operator key.
+          Travel Rule Hub: work your organization’s travel rule inbox, or manage the hub with an operator key.
         </p>
         {notice ? <p class="note note-info">{notice}</p> : null}
         <form onSubmit={submit} autocomplete="off">
@@ -50,8 +49,9 @@ export function SignIn({
             aria-invalid={error ? true : undefined}
           />
           <p id="api-key-hint" class="hint">
-            Your organization’s key (<code>trh_…</code>) or the hub’s operator key. It stays in this browser
-            tab (session storage) until you sign out, and is sent only in the <code>x-api-key</code> header.
+            Your organization’s key (<code>trh_…</code>, full or read-only) or an operator key. It stays in
+            this browser tab (session storage) until you sign out, and is sent only in the{' '}
+            <code>x-api-key</code> header.
           </p>
           {error ? (
             <p role="alert" class="note note-error">

@@ -2,7 +2,8 @@
  * The commands open to the caller, by role and state (SPEC §6–7), and nothing else:
  * confirm (originator, MAIN, RECEIVER_NOTIFIED), decline (beneficiary, CONFIRMED), share the
  * hash (originator, not DECLINED, not yet shared). If the counterparty acted first, the hub's
- * 409 is shown as it is and the page reloads the current state.
+ * 409 is shown as it is and the page reloads the current state. A read-only session gets no
+ * form, only a line on what a full-scope key could do now.
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
@@ -12,7 +13,7 @@ import { Field } from '../components/forms.js';
 import { ErrorNote } from '../components/ui.js';
 import { words } from '../format.js';
 import { useAction } from '../hooks.js';
-import { useAnnounce, useOrg } from '../session.js';
+import { useAnnounce, useCanWrite, useOrg } from '../session.js';
 
 /** How a transaction hash is typed, wherever it is asked for. */
 const TX_HASH_INPUT = { class: 'mono', pattern: '[A-Za-z0-9._:\\-]+', maxLength: 256, spellcheck: false };
@@ -57,9 +58,27 @@ export function TransactionActions({
 }) {
   // A conflict is shown here, not in its form: the reloaded state may no longer offer that form.
   const [conflict, setConflict] = useState<unknown>(null);
+  const canWrite = useCanWrite();
   const allowed = allowedActions(tx, role);
   const any = allowed.confirm || allowed.decline || allowed.shareHash;
   const props = { tx, onChanged, onConflict: setConflict };
+  if (!canWrite) {
+    const open = [
+      allowed.confirm ? 'confirm it' : '',
+      allowed.decline ? 'decline it' : '',
+      allowed.shareHash ? 'share its transaction hash' : '',
+    ].filter(Boolean);
+    return (
+      <section class="panel" aria-labelledby="actions-heading">
+        <h2 id="actions-heading">Actions</h2>
+        <p class="muted">
+          {open.length > 0
+            ? `This session’s key may only read. With a full-scope key you could now ${open.join(' or ')}.`
+            : waitingFor(tx, role)}
+        </p>
+      </section>
+    );
+  }
   return (
     <section class="panel" aria-labelledby="actions-heading">
       <h2 id="actions-heading">Actions</h2>

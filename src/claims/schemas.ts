@@ -1,0 +1,105 @@
+/** Shapes of claim links, join applications and credential pickups (SPEC §12). */
+import { type Static, Type } from 'typebox';
+import { OPTIONAL_BODY } from '../http/documented-as.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const TokenParams = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 100, description: 'The token of the link.' }) },
+  { additionalProperties: false },
+);
+
+export const Announcement = Type.Object(
+  {
+    transactionRef: Type.String({ format: 'uuid' }),
+    transactionAsset: Type.String(),
+    transactionAmount: Type.String(),
+    destination: Type.String(),
+    originator: Type.Object({ name: Type.String(), vaspDid: Type.String() }),
+    announcedAt: Type.String({ format: 'date-time' }),
+  },
+  { description: 'What the claim link announces; never personal data.' },
+);
+
+export const ApplicationRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    vaspDid: Type.String({ minLength: 7, maxLength: 512, pattern: '^did:[a-z0-9]+:' }),
+    travelEndpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    publicKey: Type.Optional(Type.String({ maxLength: 16384 })),
+    contactEmail: Type.String({
+      maxLength: 254,
+      description: 'Where the operator’s answer and the credentials link go.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ApplicationRequest = Static<typeof ApplicationRequest>;
+
+export const ApplicationStatus = Type.Enum(['pending', 'approved', 'rejected']);
+
+export const Application = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  transactionRef: Type.String({ format: 'uuid' }),
+  status: ApplicationStatus,
+  name: Type.String(),
+  vaspDid: Type.String(),
+  travelEndpoint: Nullable(Type.String()),
+  publicKey: Nullable(Type.String()),
+  contactEmail: Type.String(),
+  notificationEmail: Type.String({
+    description: 'The address the claim link was sent to (counts as verified).',
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+  decidedAt: Nullable(Type.String({ format: 'date-time' })),
+  decidedBy: Nullable(Type.String({ description: 'The operator, as `operator:<name>`.' })),
+  rejectReason: Nullable(Type.String()),
+  organizationId: Nullable(
+    Type.String({ format: 'uuid', description: 'The organization an approval created.' }),
+  ),
+});
+export type Application = Static<typeof Application>;
+
+export const ApplicationAccepted = Type.Object({
+  applicationId: Type.String({ format: 'uuid' }),
+  status: Type.Literal('pending'),
+});
+
+export const ApplicationList = Type.Object({
+  applications: Type.Array(Application),
+  pending: Type.Integer({ minimum: 0, description: 'Applications waiting for review, whatever the filter.' }),
+});
+
+export const ApplicationQuery = Type.Object(
+  { status: Type.Optional(ApplicationStatus) },
+  { additionalProperties: false },
+);
+
+export const ApplicationParams = Type.Object(
+  { id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);
+
+export const RejectRequest = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 2000, description: 'Sent to the applicant.' }) },
+  { additionalProperties: false },
+);
+
+export const AttachResult = Type.Object({
+  transactionRef: Type.String({ format: 'uuid' }),
+  status: Type.String(),
+  beneficiaryVASPid: Type.String({ format: 'uuid' }),
+});
+
+export const Credentials = Type.Object({
+  organization: Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    vaspDid: Type.String(),
+  }),
+  apiKey: Type.String({ description: 'Shown this once.' }),
+  webhookSecret: Type.String({ description: 'Standard Webhooks secret (`whsec_…`). Shown this once.' }),
+});
+
+/** The pickup takes no body (a POST, so that a mail scanner that follows links cannot use it up). */
+export const EmptyBody = Type.Object({}, { additionalProperties: false, [OPTIONAL_BODY]: true });

@@ -1,0 +1,225 @@
+/**
+ * The NOTIFY sunrise path (SPEC §12). The NOTIFY e-mail carries a claim link; with it the outside
+ * exchange either applies to join (the operator reviews the application) or, already a member,
+ * attaches the transaction to itself. Approval creates the organization, verified, e-mails its
+ * contact a single-use link to its credentials, and attaches the transaction. A link that is
+ * unknown, used, or whose transaction is final is 404, with nothing said about which.
+ * Every change runs in one database transaction with its audit row.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Actor, recordAudit } from '../audit/store.js';
+import { openPii, sealPii } from '../crypto/envelope.js';
+import type { Database, Queryable } from '../db/database.js';
+import { email } from '../deliveries/events.js';
+import { enqueue } from '../deliveries/outbox.js';
+import type { DirectoryService } from '../directory/service.js';
+import { findOrganization, findOrganizationByDid } from '../directory/store.js';
+import { AppError, notFound } from '../http/errors.js';
+import type { Lifecycle } from '../transactions/lifecycle.js';
+import { FINAL_STATES } from '../transactions/state-machine.js';
+import type { Application, ApplicationRequest } from './schemas.js';
+import * as store from './store.js';
+import { type LinkTokens, TOKEN_PATTERN, tokenHash } from './tokens.js';
+
+/** How long the credentials link of an approved application works. */
+export const PICKUP_TTL_MS = 24 * 60 * 60 * 1000;
+
+const invalidLink = () => notFound('The link');
+const pickupContext = (id: string) => `credentials:${id}`;
+
+export class ClaimService {
+  constructor(
+    private readonly db: Database,
+    private readonly masterKey: Buffer,
+    private readonly tokens: LinkTokens,
+    private readonly directory: DirectoryService,
+    private readonly lifecycle: Lifecycle,
+  ) {}
+
+  /** The hash to store for a new NOTIFY transaction's claim link. */
+  claimHash(transactionRef: string): Buffer {
+    return tokenHash(this.tokens.claimToken(transactionRef));
+  }
+
+  /** What the claim page shows: the announcement, never personal data. */
+  async view(token: string) {
+    const claim = await this.open(this.db, token);
+    const originator = await findOrganization(this.db, claim.originatorId);
+    return {
+      transactionRef: claim.ref,
+      transactionAsset: claim.asset,
+      transactionAmount: claim.amount,
+      destination: claim.destination,
+      originator: { name: originator?.name ?? claim.originatorDid, vaspDid: claim.originatorDid },
+      announcedAt: claim.createdAt,
+    };
+  }
+
+  /** An outside exchange applies to join through the link, which it uses up. */
+  async apply(
+    token: string,
+    body: ApplicationRequest,
+  ): Promise<{ applicationId: string; status: 'pending' }> {
+    this.directory.check(body);
+    return this.db.transaction(async (tx) => {
+      const claim = await this.open(tx, token, true);
+      if (await findOrganizationByDid(tx, body.vaspDid)) {
+        throw new AppError(
+          'ALREADY_EXISTS',
+          'An organization with this vaspDid is already a member; attach the transfer with its API key instead.',
+          [{ path: '/vaspDid', message: 'already registered' }],
+        );
+      }
+      const application = await store.insertApplication(tx, {
+        id: randomUUID(),
+        transactionRef: claim.ref,
+        name: body.name,
+        vaspDid: body.vaspDid,
+        travelEndpoint: body.travelEndpoint ?? null,
+        publicKey: body.publicKey ?? null,
+        contactEmail: body.contactEmail,
+        notificationEmail: claim.notificationEmail ?? body.contactEmail,
+      });
+      await store.useClaim(tx, claim.ref, 'application');
+      await recordAudit(tx, {
+        actor: `claim:${claim.ref}`,
+        action: 'application.created',
+        subjectType: 'application',
+        subjectId: application.id,
+        details: { vaspDid: body.vaspDid, transactionRef: claim.ref },
+      });
+      return { applicationId: application.id, status: 'pending' as const };
+    });
+  }
+
+  /** A member attaches the transaction to itself through the link, which it uses up. */
+  async attach(token: string, orgId: string) {
+    return this.db.transaction(async (tx) => {
+      const claim = await this.open(tx, token, true);
+      if (claim.originatorId === orgId) throw invalidLink();
+      await this.lifecycle.attach(tx, claim.ref, orgId);
+      await store.useClaim(tx, claim.ref, 'attach');
+      await recordAudit(tx, {
+        actor: `org:${orgId}`,
+        action: 'transaction.claimed',
+        subjectType: 'transaction',
+        subjectId: claim.ref,
+      });
+      return { transactionRef: claim.ref, status: 'RECEIVER_NOTIFIED', beneficiaryVASPid: orgId };
+    });
+  }
+
+  async applications(status?: string): Promise<{ applications: Application[]; pending: number }> {
+    const [applications, pending] = await Promise.all([
+      store.listApplications(this.db, status),
+      store.countPending(this.db),
+    ]);
+    return { applications, pending };
+  }
+
+  /**
+   * Approves an application: the organization is created (verified), its credentials wait sealed
+   * behind a single-use link e-mailed to its contact, and the transaction, if still open, becomes its.
+   */
+  async approve(id: string, actor: Actor): Promise<Application> {
+    return this.directory.write(async (tx) => {
+      const a = await this.pending(tx, id);
+      const created = await this.directory.createIn(
+        tx,
+        {
+          name: a.name,
+          vaspDid: a.vaspDid,
+          travelEndpoint: a.travelEndpoint ?? undefined,
+          publicKey: a.publicKey ?? undefined,
+          contactEmail: a.contactEmail,
+          organizationType: 'verified',
+        },
+        actor,
+      );
+      const org = created.organization;
+      const pickupId = randomUUID();
+      const expiresAt = new Date(Date.now() + PICKUP_TTL_MS);
+      const secrets = JSON.stringify({ apiKey: created.apiKey, webhookSecret: created.webhookSecret });
+      await store.insertPickup(tx, {
+        id: pickupId,
+        organizationId: org.id,
+        hash: tokenHash(this.tokens.pickupToken(pickupId)),
+        sealed: sealPii(this.masterKey, pickupContext(pickupId), secrets),
+        expiresAt,
+      });
+      await enqueue(tx, [
+        email('application-approved', a.contactEmail, null, {
+          organizationId: org.id,
+          organizationName: org.name,
+          pickupId,
+          expiresAt: expiresAt.toISOString(),
+        }),
+      ]);
+      // A transaction that ended meanwhile stays as it is; the organization joins all the same.
+      await this.lifecycle.attach(tx, a.transactionRef, org.id, { ifOpen: true });
+      await recordAudit(tx, {
+        actor,
+        action: 'application.approved',
+        subjectType: 'application',
+        subjectId: id,
+        details: { organizationId: org.id, transactionRef: a.transactionRef },
+      });
+      return store.decideApplication(tx, id, { status: 'approved', by: actor, organizationId: org.id });
+    });
+  }
+
+  async reject(id: string, reason: string, actor: Actor): Promise<Application> {
+    return this.db.transaction(async (tx) => {
+      const a = await this.pending(tx, id);
+      await enqueue(tx, [
+        email('application-rejected', a.contactEmail, null, { organizationName: a.name, reason }),
+      ]);
+      await recordAudit(tx, {
+        actor,
+        action: 'application.rejected',
+        subjectType: 'application',
+        subjectId: id,
+      });
+      return store.decideApplication(tx, id, { status: 'rejected', by: actor, rejectReason: reason });
+    });
+  }
+
+  /** Shows an approved applicant its first API key and webhook secret, once. */
+  async pickup(token: string) {
+    if (!TOKEN_PATTERN.test(token)) throw invalidLink();
+    return this.db.transaction(async (tx) => {
+      const taken = await store.takePickup(tx, tokenHash(token));
+      if (!taken) throw invalidLink();
+      const org = await findOrganization(tx, taken.organizationId);
+      if (!org) throw invalidLink();
+      const { apiKey, webhookSecret } = JSON.parse(
+        openPii(this.masterKey, pickupContext(taken.id), taken.sealed),
+      );
+      await recordAudit(tx, {
+        actor: `org:${org.id}`,
+        action: 'credentials.picked_up',
+        subjectType: 'organization',
+        subjectId: org.id,
+      });
+      return { organization: { id: org.id, name: org.name, vaspDid: org.vaspDid }, apiKey, webhookSecret };
+    });
+  }
+
+  /** The claim behind a token, if it may still be used; 404 otherwise, whatever the reason. */
+  private async open(q: Queryable, token: string, lock = false) {
+    if (!TOKEN_PATTERN.test(token)) throw invalidLink();
+    const claim = await store.findClaim(q, tokenHash(token), lock);
+    if (!claim || claim.usedAt !== null || (FINAL_STATES as readonly string[]).includes(claim.status)) {
+      throw invalidLink();
+    }
+    return claim;
+  }
+
+  private async pending(tx: Queryable, id: string): Promise<Application> {
+    const a = await store.lockApplication(tx, id);
+    if (!a) throw notFound('The application');
+    if (a.status !== 'pending')
+      throw new AppError('INVALID_STATE', `The application is already ${a.status}.`);
+    return a;
+  }
+}

@@ -1,0 +1,201 @@
+/** SQL of claim links, join applications and credential pickups (SPEC §12). */
+import type { Queryable } from '../db/database.js';
+import { toBuffer, toIso } from '../db/database.js';
+import type { Application } from './schemas.js';
+
+/** A NOTIFY transaction's claim row as part of another statement's jsonb input (the initiation). */
+export const CLAIM_INPUT_COLUMNS = 'claim_hash text';
+
+/** SQL that records the claim links of `source`'s rows that have one (a data-modifying CTE). */
+export function insertClaimsFrom(source: string): string {
+  return `INSERT INTO claims (transaction_ref, token_hash)
+       SELECT ref, decode(claim_hash, 'hex') FROM ${source} WHERE claim_hash IS NOT NULL`;
+}
+
+export interface ClaimedTransaction {
+  ref: string;
+  status: string;
+  usedAt: string | null;
+  asset: string;
+  amount: string;
+  destination: string;
+  originatorId: string;
+  originatorDid: string;
+  notificationEmail: string | null;
+  createdAt: string;
+}
+
+/** The claim with this token hash and its transaction; `lock` holds the claim row until the end. */
+export async function findClaim(
+  q: Queryable,
+  hash: Buffer,
+  lock = false,
+): Promise<ClaimedTransaction | undefined> {
+  const rows = await q.query(
+    `SELECT c.transaction_ref, c.used_at, t.status, t.asset, t.amount, t.destination_address, t.originator_id,
+            t.originator_did, t.notification_email, t.created_at
+       FROM claims c JOIN transactions t ON t.ref = c.transaction_ref
+      WHERE c.token_hash = $1${lock ? ' FOR UPDATE OF c' : ''}`,
+    [hash],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      ref: r.transaction_ref as string,
+      status: r.status as string,
+      usedAt: r.used_at == null ? null : toIso(r.used_at),
+      asset: r.asset as string,
+      amount: r.amount as string,
+      destination: r.destination_address as string,
+      originatorId: r.originator_id as string,
+      originatorDid: r.originator_did as string,
+      notificationEmail: (r.notification_email as string | null) ?? null,
+      createdAt: toIso(r.created_at),
+    }
+  );
+}
+
+export async function useClaim(q: Queryable, ref: string, usedFor: 'application' | 'attach'): Promise<void> {
+  await q.query('UPDATE claims SET used_at = now(), used_for = $2 WHERE transaction_ref = $1', [
+    ref,
+    usedFor,
+  ]);
+}
+
+const APPLICATION_COLUMNS = `id, transaction_ref, status, name, vasp_did, travel_endpoint, public_key, contact_email,
+  notification_email, created_at, decided_at, decided_by, reject_reason, organization_id`;
+
+function toApplication(r: Record<string, unknown>): Application {
+  return {
+    id: r.id as string,
+    transactionRef: r.transaction_ref as string,
+    status: r.status as Application['status'],
+    name: r.name as string,
+    vaspDid: r.vasp_did as string,
+    travelEndpoint: (r.travel_endpoint as string | null) ?? null,
+    publicKey: (r.public_key as string | null) ?? null,
+    contactEmail: r.contact_email as string,
+    notificationEmail: r.notification_email as string,
+    createdAt: toIso(r.created_at),
+    decidedAt: r.decided_at == null ? null : toIso(r.decided_at),
+    decidedBy: (r.decided_by as string | null) ?? null,
+    rejectReason: (r.reject_reason as string | null) ?? null,
+    organizationId: (r.organization_id as string | null) ?? null,
+  };
+}
+
+export async function insertApplication(
+  q: Queryable,
+  a: Pick<
+    Application,
+    | 'id'
+    | 'transactionRef'
+    | 'name'
+    | 'vaspDid'
+    | 'travelEndpoint'
+    | 'publicKey'
+    | 'contactEmail'
+    | 'notificationEmail'
+  >,
+): Promise<Application> {
+  const rows = await q.query(
+    `INSERT INTO join_applications (id, transaction_ref, name, vasp_did, travel_endpoint, public_key, contact_email,
+       notification_email)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${APPLICATION_COLUMNS}`,
+    [
+      a.id,
+      a.transactionRef,
+      a.name,
+      a.vaspDid,
+      a.travelEndpoint,
+      a.publicKey,
+      a.contactEmail,
+      a.notificationEmail,
+    ],
+  );
+  return toApplication(rows[0]!);
+}
+
+export async function listApplications(q: Queryable, status?: string): Promise<Application[]> {
+  const rows = await q.query(
+    `SELECT ${APPLICATION_COLUMNS} FROM join_applications WHERE ($1::text IS NULL OR status = $1)
+      ORDER BY created_at DESC, id LIMIT 500`,
+    [status ?? null],
+  );
+  return rows.map(toApplication);
+}
+
+export async function countPending(q: Queryable): Promise<number> {
+  const rows = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM join_applications WHERE status = 'pending'`,
+  );
+  return rows[0]!.n;
+}
+
+/** The application, locked until the surrounding transaction ends. */
+export async function lockApplication(q: Queryable, id: string): Promise<Application | undefined> {
+  const rows = await q.query(
+    `SELECT ${APPLICATION_COLUMNS} FROM join_applications WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  return rows[0] && toApplication(rows[0]);
+}
+
+export async function decideApplication(
+  q: Queryable,
+  id: string,
+  d: { status: 'approved' | 'rejected'; by: string; organizationId?: string; rejectReason?: string },
+): Promise<Application> {
+  const rows = await q.query(
+    `UPDATE join_applications SET status = $2, decided_at = now(), decided_by = $3, organization_id = $4,
+            reject_reason = $5
+      WHERE id = $1 RETURNING ${APPLICATION_COLUMNS}`,
+    [id, d.status, d.by, d.organizationId ?? null, d.rejectReason ?? null],
+  );
+  return toApplication(rows[0]!);
+}
+
+export async function insertPickup(
+  q: Queryable,
+  p: { id: string; organizationId: string; hash: Buffer; sealed: Buffer; expiresAt: Date },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO credential_pickups (id, organization_id, token_hash, sealed_credentials, expires_at)
+     VALUES ($1, $2, $3, $4, $5)`,
+    [p.id, p.organizationId, p.hash, p.sealed, p.expiresAt],
+  );
+}
+
+/**
+ * Takes the credentials waiting behind a pickup token, once: the sealed copy is deleted as it is
+ * read. Undefined for an unknown, used or expired token.
+ */
+export async function takePickup(
+  q: Queryable,
+  hash: Buffer,
+): Promise<{ id: string; organizationId: string; sealed: Buffer } | undefined> {
+  const rows = await q.query(
+    `UPDATE credential_pickups p SET used_at = now(), sealed_credentials = NULL
+       FROM (SELECT id, sealed_credentials FROM credential_pickups
+              WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() FOR UPDATE) old
+      WHERE p.id = old.id
+     RETURNING p.id, p.organization_id, old.sealed_credentials`,
+    [hash],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      id: r.id as string,
+      organizationId: r.organization_id as string,
+      sealed: toBuffer(r.sealed_credentials),
+    }
+  );
+}
+
+/** Expired pickups lose their sealed credentials (nobody can show them any more). */
+export async function purgeExpiredPickups(q: Queryable): Promise<void> {
+  await q.query(
+    `UPDATE credential_pickups SET sealed_credentials = NULL
+      WHERE expires_at <= now() AND sealed_credentials IS NOT NULL`,
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * The tokens of the hub's single-use links: a NOTIFY transaction's claim link and an approved
+ * applicant's credentials link. A token is 256 bits, derived as HMAC-SHA256 under a key that HKDF
+ * draws from the master key, of the thing it opens (the transaction reference, the pickup id):
+ * so the e-mail that carries it can be composed at send time from the outbox row, and the
+ * database holds only the token's SHA-256, never a token. Without the master key the stored hash
+ * leads nowhere; with it, a token is found by what it opens, never guessed.
+ */
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import type { EmailLinks } from '../deliveries/email-texts.js';
+
+/** What a token looks like in a URL: 43 base64url characters. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export class LinkTokens {
+  private readonly key: Buffer;
+
+  constructor(masterKey: Buffer) {
+    this.key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'trh/link-tokens', 32));
+  }
+
+  claimToken(transactionRef: string): string {
+    return this.derive(`claim:${transactionRef}`);
+  }
+
+  pickupToken(pickupId: string): string {
+    return this.derive(`credentials:${pickupId}`);
+  }
+
+  /** The e-mails' links, on the hub's public URL. */
+  links(hub: string): EmailLinks {
+    const base = hub.replace(/\/+$/, '');
+    return {
+      hub: base,
+      claim: (ref) => `${base}/claim/${this.claimToken(ref)}`,
+      credentials: (id) => `${base}/credentials/${this.pickupToken(id)}`,
+    };
+  }
+
+  private derive(subject: string): string {
+    return createHmac('sha256', this.key).update(subject).digest('base64url');
+  }
+}
+
+/** What the database keeps of a token. */
+export function tokenHash(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}

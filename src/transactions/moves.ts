@@ -1,0 +1,39 @@
+/**
+ * The steps every command on a transaction takes: ask the state machine, move the row if it is
+ * still in the state it was read in (a conditional update: of two racing commands exactly one
+ * wins), append the history row; and the rule that events go only to organizations with an endpoint.
+ */
+import type { Queryable } from '../db/database.js';
+import { findOrganization } from '../directory/store.js';
+import { AppError } from '../http/errors.js';
+import { type State, type TxEvent, transition } from './state-machine.js';
+import * as store from './store.js';
+
+/** The state `event` leads to from the transaction's state, or 409 INVALID_STATE. */
+export function next(t: store.TransactionRecord, event: TxEvent): State {
+  const r = transition(t.status, event, t.flow);
+  if (!r.ok) throw new AppError('INVALID_STATE', r.reason);
+  return r.to;
+}
+
+/** Moves the transaction if it is still in the state it was read in, and appends the history row. */
+export async function move(
+  tx: Queryable,
+  t: store.TransactionRecord,
+  to: State,
+  who: { actorId: string | null; actor: string; sealedReason?: Buffer; event?: string },
+  extra: { sealedReason?: Buffer; txHash?: string } = {},
+): Promise<void> {
+  if (!(await store.updateStatus(tx, t.ref, t.status, to, extra))) {
+    throw new AppError(
+      'INVALID_STATE',
+      `The transaction changed state concurrently; it is no longer ${t.status}.`,
+    );
+  }
+  await store.appendHistory(tx, { ref: t.ref, status: to, ...who });
+}
+
+/** Events go only to an organization with a travelEndpoint at that moment (SPEC §8). */
+export async function hasEndpoint(q: Queryable, orgId: string): Promise<boolean> {
+  return Boolean((await findOrganization(q, orgId))?.travelEndpoint);
+}
