@@ -17,7 +17,11 @@ export function operatorRoutes(app: HubApp, operators: OperatorService) {
         response: { 200: OperatorList, ...problems() },
       },
     },
-    async () => ({ operators: await operators.list() }),
+    async (request) => {
+      const auth = request.auth;
+      const me = auth?.kind === 'operator' ? auth.operatorId : null;
+      return { operators: (await operators.list()).map((o) => ({ ...o, current: o.id === me })) };
+    },
   );
 
   app.post(

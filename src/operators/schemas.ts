@@ -28,7 +28,14 @@ export const CreatedOperator = Type.Object({
   apiKey: Type.String({ description: 'The operator’s key (`trh_op_…`). Shown only once.' }),
 });
 
-export const OperatorList = Type.Object({ operators: Type.Array(Operator) });
+export const OperatorList = Type.Object({
+  operators: Type.Array(
+    Type.Object({
+      ...Operator.properties,
+      current: Type.Boolean({ description: 'true for the operator making the request.' }),
+    }),
+  ),
+});
 
 export const OperatorParams = Type.Object(
   { id: Type.String({ format: 'uuid' }) },
