@@ -1,0 +1,347 @@
+/**
+ * Cancel, expiry and the sender's view of its delivery (SPEC §11, §17 `delivery`), through HTTP,
+ * with real webhook receivers, a real SMTP server and, for expiry, two hub processes on one
+ * PostgreSQL.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
+import { eventually, type ReceivedRequest, Receiver } from '../support/receiver.js';
+import { type Json, mainRequest, notifyRequest } from '../support/requests.js';
+import { SmtpSink } from '../support/smtp.js';
+
+const smtp = await SmtpSink.start();
+const receivers: Receiver[] = [];
+after(async () => {
+  await smtp.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+const verified = (r: ReceivedRequest, secret: string): Json =>
+  new Webhook(secret).verify(r.body, {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  }) as Json;
+
+async function parties(hub: TestHub) {
+  const receiver = await Receiver.start();
+  receivers.push(receiver);
+  const originator = await hub.createOrg({ travelEndpoint: `${receiver.url}/orig` });
+  const beneficiary = await hub.createOrg({ travelEndpoint: `${receiver.url}/bene` });
+  return { receiver, originator, beneficiary };
+}
+
+eachBackend(
+  'cancel and the delivery summary',
+  (hub) => {
+    const initiate = async (o: OrgFixture, b: OrgFixture, extra: Json = {}) => {
+      const res = await hub().request('POST', '/v1/transactions/initiate', {
+        key: o.apiKey,
+        body: { ...mainRequest(b.vaspDid), ...extra },
+      });
+      assert.equal(res.status, 200, res.text);
+      return res.body.transactionRef as string;
+    };
+    const read = async (key: string, ref: string) =>
+      (await hub().request('GET', `/v1/transactions/${ref}`, { key })).body;
+    const cancel = (key: string, body: Json) =>
+      hub().request('POST', '/v1/transactions/cancel', { key, body });
+    const rows = (ref: string) =>
+      hub().db.query<{ event: string; status: string }>(
+        'SELECT event, status FROM deliveries WHERE transaction_ref = $1 ORDER BY seq',
+        [ref],
+      );
+
+    it('cancels a NEW transaction: its unsent message is withdrawn and never sent, no cancelled event', async () => {
+      const { receiver, originator, beneficiary } = await parties(hub());
+      receiver.script('/bene/v1/notify/received', 503, 503, 503, 503);
+      const ref = await initiate(originator, beneficiary);
+      await eventually(
+        async () => (await read(originator.apiKey, ref)).delivery.state === 'retrying',
+        'retrying',
+      );
+      const res = await cancel(originator.apiKey, { transactionRef: ref });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body, { transactionRef: ref, status: 'CANCELLED', protocol: 'MAIN' });
+      assert.deepEqual(await rows(ref), [{ event: 'received', status: 'CANCELLED' }]);
+      const sent = receiver.to('/bene/v1/notify/received').length;
+      await new Promise((r) => setTimeout(r, 800));
+      assert.equal(receiver.to('/bene/v1/notify/received').length, sent, 'never sent again');
+      assert.equal(receiver.to('/bene/v1/notify/cancelled').length, 0, 'the beneficiary was never told');
+      const t = await read(originator.apiKey, ref);
+      assert.equal(t.status, 'CANCELLED');
+      assert.equal(t.delivery.state, 'not-applicable');
+    });
+
+    it('tells a beneficiary that was told of it, with the reason, signed', async () => {
+      const { receiver, originator, beneficiary } = await parties(hub());
+      for (const state of ['RECEIVER_NOTIFIED', 'CONFIRMED']) {
+        const ref = await initiate(originator, beneficiary);
+        await eventually(
+          async () => (await read(originator.apiKey, ref)).status === 'RECEIVER_NOTIFIED',
+          'notified',
+        );
+        if (state === 'CONFIRMED') {
+          await hub().request('POST', '/v1/transactions/confirm', {
+            key: originator.apiKey,
+            body: { transactionRef: ref },
+          });
+        }
+        assert.equal((await read(originator.apiKey, ref)).delivery.state, 'delivered');
+        const res = await cancel(originator.apiKey, {
+          transactionRef: ref,
+          reason: `Order ${state} withdrawn`,
+        });
+        assert.equal(res.status, 200, res.text);
+        await receiver.waitFor((r) => r.to('/bene/v1/notify/cancelled').some((x) => x.body.includes(ref)));
+        const body = verified(
+          receiver.to('/bene/v1/notify/cancelled').find((x) => x.body.includes(ref))!,
+          beneficiary.webhookSecret,
+        );
+        assert.deepEqual(body, {
+          transactionRef: ref,
+          status: 'CANCELLED',
+          reason: `Order ${state} withdrawn`,
+        });
+        const dump = await hub().db.query('SELECT t::text AS row FROM transactions t WHERE ref = $1', [ref]);
+        assert.ok(!String(dump[0]!.row).includes('withdrawn'), 'the reason is sealed at rest');
+      }
+    });
+
+    it('refuses a cancel by the beneficiary, after a hash was shared, and from a final state', async () => {
+      const { originator, beneficiary } = await parties(hub());
+      const ref = await initiate(originator, beneficiary);
+      const byBeneficiary = await cancel(beneficiary.apiKey, { transactionRef: ref });
+      assert.equal(byBeneficiary.status, 403);
+      const stranger = await hub().createOrg();
+      assert.equal((await cancel(stranger.apiKey, { transactionRef: ref })).status, 404);
+      await hub().request('POST', '/v1/transactions/tx-hash', {
+        key: originator.apiKey,
+        body: { transactionRef: ref, txHash: '0xfeed' },
+      });
+      const broadcast = await cancel(originator.apiKey, { transactionRef: ref });
+      assert.equal(broadcast.status, 409);
+      assert.match(broadcast.body.detail, /txHash/);
+      const hashedAtStart = await initiate(originator, beneficiary, {
+        transactionBlockchainInfo: { destination: '0x2222', txHash: '0xbeef' },
+      });
+      assert.equal((await cancel(originator.apiKey, { transactionRef: hashedAtStart })).status, 409);
+      const once = await initiate(originator, beneficiary);
+      assert.equal((await cancel(originator.apiKey, { transactionRef: once })).status, 200);
+      const twice = await cancel(originator.apiKey, { transactionRef: once });
+      assert.equal(twice.status, 409);
+      assert.match(twice.body.detail, /CANCELLED/);
+      const hash = await hub().request('POST', '/v1/transactions/tx-hash', {
+        key: originator.apiKey,
+        body: { transactionRef: once, txHash: '0x1' },
+      });
+      assert.equal(hash.status, 409, 'a cancelled transaction takes no hash');
+    });
+
+    it('lets exactly one of twenty concurrent cancels, declines and confirms move a transaction', async () => {
+      const { originator, beneficiary } = await parties(hub());
+      const ref = await initiate(originator, beneficiary);
+      await eventually(
+        async () => (await read(originator.apiKey, ref)).status === 'RECEIVER_NOTIFIED',
+        'notified',
+      );
+      await hub().request('POST', '/v1/transactions/confirm', {
+        key: originator.apiKey,
+        body: { transactionRef: ref },
+      });
+      const requests = Array.from({ length: 20 }, (_, i) =>
+        i % 3 === 0
+          ? cancel(originator.apiKey, { transactionRef: ref })
+          : i % 3 === 1
+            ? hub().request('POST', '/v1/transactions/confirm', {
+                key: originator.apiKey,
+                body: { transactionRef: ref },
+              })
+            : hub().request('POST', '/v1/transactions/decline', {
+                key: beneficiary.apiKey,
+                body: { transactionRef: ref, reason: { category: 'USER_REQUEST', description: 'no' } },
+              }),
+      );
+      const answers = await Promise.all(requests);
+      const statuses = answers.map((a) => a.status);
+      assert.ok(
+        statuses.every((s) => s === 200 || s === 409),
+        statuses.join(','),
+      );
+      assert.equal(statuses.filter((s) => s === 200).length, 1, statuses.join(','));
+      const t = await read(originator.apiKey, ref);
+      assert.ok(['CANCELLED', 'DECLINED'].includes(t.status), t.status);
+      assert.deepEqual(
+        t.history.map((h: Json) => h.status),
+        ['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED', t.status],
+      );
+    });
+
+    it('shows the originator its received webhook pending, retrying, failed, redelivered and delivered', async () => {
+      const { receiver, originator, beneficiary } = await parties(hub());
+      receiver.script('/bene/v1/notify/received', 503, 503, 503, 503);
+      const ref = await initiate(originator, beneficiary);
+      const retrying = await eventually(async () => {
+        const d = (await read(originator.apiKey, ref)).delivery;
+        return d.state === 'retrying' ? d : undefined;
+      }, 'retrying');
+      assert.equal(retrying.lastError, 'http-5xx');
+      assert.ok(retrying.attempts >= 1);
+      assert.ok(retrying.nextAttemptAt);
+      const failing = await hub().request('GET', '/v1/transactions?role=originator&delivery=failing', {
+        key: originator.apiKey,
+      });
+      assert.ok(failing.body.transactions.some((t: Json) => t.transactionRef === ref));
+      const failed = await eventually(async () => {
+        const d = (await read(originator.apiKey, ref)).delivery;
+        return d.state === 'failed' ? d : undefined;
+      }, 'failed');
+      assert.deepEqual(failed, { state: 'failed', attempts: 4, lastError: 'http-5xx', nextAttemptAt: null });
+      assert.equal(
+        (await read(beneficiary.apiKey, ref)).delivery.state,
+        'not-applicable',
+        'nothing owed to the originator',
+      );
+      const owed = (
+        await hub().request('GET', `/v1/webhooks/deliveries?transactionRef=${ref}`, {
+          key: beneficiary.apiKey,
+        })
+      ).body.deliveries[0];
+      assert.equal(
+        (
+          await hub().request('POST', `/v1/webhooks/deliveries/${owed.id}/redeliver`, {
+            key: beneficiary.apiKey,
+          })
+        ).status,
+        202,
+      );
+      await eventually(
+        async () => (await read(originator.apiKey, ref)).delivery.state === 'delivered',
+        'delivered',
+      );
+      const clear = await hub().request('GET', '/v1/transactions?role=originator&delivery=failing', {
+        key: originator.apiKey,
+      });
+      assert.ok(!clear.body.transactions.some((t: Json) => t.transactionRef === ref));
+      const t = await read(originator.apiKey, ref);
+      assert.ok(!JSON.stringify(t.delivery).includes(receiver.url), 'never the endpoint');
+    });
+
+    it('shows the originator whether the NOTIFY e-mail went out, through an SMTP server that refuses first', async () => {
+      const originator = await hub().createOrg({ organizationType: 'verified' });
+      smtp.rejectNext(1);
+      const body = notifyRequest(randomUUID());
+      const ref = (await hub().request('POST', '/v1/transactions/initiate', { key: originator.apiKey, body }))
+        .body.transactionRef;
+      const retrying = await eventually(async () => {
+        const d = (await read(originator.apiKey, ref)).delivery;
+        return d.state === 'retrying' ? d : undefined;
+      }, 'retrying');
+      assert.equal(retrying.lastError, 'smtp');
+      await eventually(
+        async () => (await read(originator.apiKey, ref)).delivery.state === 'delivered',
+        'delivered',
+      );
+    });
+  },
+  { SMTP_URL: smtp.url, HUB_RETRY_SCHEDULE: '400ms,400ms,400ms' },
+);
+
+eachBackend(
+  'expiry',
+  (hub, backend) => {
+    it('expires a transaction with no progress once, telling the originator (and a beneficiary that was told)', async () => {
+      const { receiver, originator, beneficiary } = await parties(hub());
+      receiver.script('/bene/v1/notify/received', ...Array.from({ length: 50 }, () => 503));
+      const stuck = (
+        await hub().request('POST', '/v1/transactions/initiate', {
+          key: originator.apiKey,
+          body: mainRequest(beneficiary.vaspDid),
+        })
+      ).body.transactionRef;
+      const twin = backend === 'postgres' ? await hub().twin() : undefined;
+      try {
+        if (twin) await twin.hub.background.start();
+        await eventually(
+          async () =>
+            (await hub().request('GET', `/v1/transactions/${stuck}`, { key: originator.apiKey })).body
+              .status === 'EXPIRED',
+          'EXPIRED',
+          15_000,
+        );
+        await receiver.waitFor((r) => r.to('/orig/v1/notify/expired').some((x) => x.body.includes(stuck)));
+        await new Promise((r) => setTimeout(r, 2500)); // another sweep of both processes
+        const history = await hub().db.query(
+          `SELECT count(*)::int AS n FROM transaction_history WHERE transaction_ref = $1 AND status = 'EXPIRED'`,
+          [stuck],
+        );
+        assert.equal(history[0]!.n, 1, 'expired once');
+        const expired = await hub().db.query<{ organization_id: string }>(
+          `SELECT organization_id FROM deliveries WHERE transaction_ref = $1 AND event = 'expired'`,
+          [stuck],
+        );
+        assert.deepEqual(
+          expired.map((e) => e.organization_id),
+          [originator.id],
+          'one expired message, to the originator only: the beneficiary never got received',
+        );
+        const withdrawn = await hub().db.query(
+          `SELECT status FROM deliveries WHERE transaction_ref = $1 AND event = 'received'`,
+          [stuck],
+        );
+        assert.equal(withdrawn[0]!.status, 'CANCELLED');
+      } finally {
+        await twin?.stop();
+      }
+    });
+
+    it('expires many at once across processes, each once with one expired message', async () => {
+      const { originator } = await parties(hub());
+      const beneficiary = await hub().createOrg({ travelEndpoint: 'http://127.0.0.1:1' });
+      const refs: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        refs.push(
+          (
+            await hub().request('POST', '/v1/transactions/initiate', {
+              key: originator.apiKey,
+              body: mainRequest(beneficiary.vaspDid),
+            })
+          ).body.transactionRef,
+        );
+      }
+      const twin = backend === 'postgres' ? await hub().twin() : undefined;
+      try {
+        if (twin) await twin.hub.background.start();
+        await eventually(
+          async () => {
+            const r = await hub().db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM transactions WHERE ref = ANY($1::uuid[]) AND status = 'EXPIRED'`,
+              [refs],
+            );
+            return r[0]!.n === refs.length;
+          },
+          'all expired',
+          20_000,
+        );
+        await new Promise((r) => setTimeout(r, 2500));
+        const counts = await hub().db.query<{ ref: string; h: number; m: number }>(
+          `SELECT t.ref::text AS ref,
+                  (SELECT count(*)::int FROM transaction_history h WHERE h.transaction_ref = t.ref AND h.status = 'EXPIRED') AS h,
+                  (SELECT count(*)::int FROM deliveries d WHERE d.transaction_ref = t.ref AND d.event = 'expired') AS m
+             FROM transactions t WHERE t.ref = ANY($1::uuid[])`,
+          [refs],
+        );
+        assert.deepEqual(
+          counts.map((c) => [c.h, c.m]),
+          refs.map(() => [1, 1]),
+        );
+      } finally {
+        await twin?.stop();
+      }
+    });
+  },
+  { HUB_PENDING_EXPIRY: '2s', HUB_RETRY_SCHEDULE: '500ms,500ms,500ms,500ms,500ms,500ms' },
+);
