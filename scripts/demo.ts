@@ -24,50 +24,8 @@ import {
   unwrap,
 } from '../src/sdk.js';
 import { mainSample, notifySample } from '../test/unit/ivms101-fixtures.js';
-
-const STEP_TIMEOUT_MS = 15_000;
-const tty = process.stdout.isTTY;
-const dim = (s: string) => (tty ? `\x1b[2m${s}\x1b[0m` : s);
-const green = (s: string) => (tty ? `\x1b[32m${s}\x1b[0m` : s);
-const red = (s: string) => (tty ? `\x1b[31m${s}\x1b[0m` : s);
-const TOTAL_STEPS = 16;
-let step = 0;
-
-/** Runs one step with a live spinner (on a terminal), then prints ✔ or ✘ with its duration. */
-async function run<T>(title: string, action: () => Promise<T>, detail?: (r: T) => string): Promise<T> {
-  step++;
-  const label = `[${String(step).padStart(2)}/${TOTAL_STEPS}] ${title}`;
-  const started = performance.now();
-  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-  let frame = 0;
-  const spinner = tty
-    ? setInterval(() => process.stdout.write(`\r${frames[frame++ % frames.length]} ${label}`), 80)
-    : undefined;
-  try {
-    const result = await action();
-    const ms = Math.round(performance.now() - started);
-    if (spinner) clearInterval(spinner);
-    process.stdout.write(`${tty ? '\r' : ''}${green('✔')} ${label} ${dim(`(${ms} ms)`)}\n`);
-    if (detail) process.stdout.write(`          ${dim(detail(result))}\n`);
-    return result;
-  } catch (err) {
-    if (spinner) clearInterval(spinner);
-    process.stdout.write(
-      `${tty ? '\r' : ''}${red('✘')} ${label}\n          ${red(String((err as Error).message))}\n`,
-    );
-    throw err;
-  }
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { dim, green, plan, red, run, until } from './demo/steps.js';
+import { sunrise } from './demo/sunrise.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trh-demo-'));
 const cleanup: (() => Promise<unknown> | unknown)[] = [
@@ -75,7 +33,10 @@ const cleanup: (() => Promise<unknown> | unknown)[] = [
 ];
 
 async function main() {
-  process.stdout.write('Travel Rule Hub demo: two exchanges, three protocols, one throw-away hub.\n\n');
+  plan(22);
+  process.stdout.write(
+    'Travel Rule Hub demo: three exchanges, three protocols and the sunrise path, one throw-away hub.\n\n',
+  );
 
   // A local SMTP server catches the NOTIFY e-mail.
   const mails: string[] = [];
@@ -107,7 +68,7 @@ async function main() {
         HUB_ALLOW_PRIVATE_ENDPOINTS: 'true',
         HUB_LOG_LEVEL: 'silent',
         SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-        HUB_RETRY_SCHEDULE: '200ms,500ms,1s',
+        HUB_RETRY_SCHEDULE: '200ms,500ms,1s,1s,1s',
       });
       const db = await openPglite(dataDir);
       cleanup.push(() => db.close());
@@ -283,6 +244,18 @@ async function main() {
       (await status(notify.transactionRef)) === 'RECEIVER_NOTIFIED' ? true : undefined,
     ),
   );
+
+  process.stdout.write('\nNOTIFY sunrise: the outside exchange claims the transfer and joins the hub\n');
+  await sunrise({
+    hubUrl: hub.url,
+    admin,
+    originator: A.client,
+    originatorEvents: eventsA,
+    notificationEmail: 'compliance@exchange-c.example',
+    transactionRef: notify.transactionRef,
+    mails,
+    cleanup,
+  });
 }
 
 let failed = false;

@@ -5,16 +5,17 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-it('runs `npm run demo` to the end: MAIN, BASIC and NOTIFY, every step passing', async () => {
+it('runs `npm run demo` to the end: MAIN, BASIC, NOTIFY and the sunrise path, every step passing', async () => {
   const { stdout } = await run('npm', ['run', '--silent', 'demo'], {
     cwd: new URL('..', import.meta.url).pathname,
     timeout: 120_000,
   });
-  const passed = stdout.match(/^✔ \[\s*\d+\/16\]/gm) ?? [];
-  assert.equal(passed.length, 16, stdout);
+  const passed = stdout.match(/^✔ \[\s*\d+\/22\]/gm) ?? [];
+  assert.equal(passed.length, 22, stdout);
   assert.doesNotMatch(stdout, /✘/);
   assert.match(stdout, /B receives `confirmed-data`/);
   assert.match(stdout, /decrypted, equal to what A sent/);
   assert.match(stdout, /Travel rule notice/);
+  assert.match(stdout, /C receives `received`; A receives `beneficiary-joined`/);
   assert.match(stdout, /Demo complete: every step passed\./);
 });
