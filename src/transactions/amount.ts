@@ -2,61 +2,12 @@
 // Invariants:
 // - Amounts stay strings end to end: they are checked with string logic only, never parsed into a
 //   binary float, so a 100-digit amount is checked (and echoed) exactly.
-// - The asset table is read once, at start, and validated there: a broken table fails the start,
-//   not a request. Lookups are case-insensitive (keys are stored upper-case).
-// - Pure apart from `loadAssetTable`; messages never contain submitted values.
+// - Pure; messages never contain submitted values.
 
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { FieldProblem } from '../text/json-pointer.js';
+import { ASSET_PATTERN, type AssetTable, assetDecimals, isDecimals, MAX_DECIMALS } from './assets.js';
 
-/** Decimals by asset (`<chain>-<asset>`, upper-case). */
-export type AssetTable = Map<string, number>;
-
-export const ASSET_PATTERN = /^[A-Za-z0-9]+-[A-Za-z0-9.]+$/;
 export const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
-export const MAX_DECIMALS = 36;
-
-const DEFAULT_ASSETS = new URL('../../assets.json', import.meta.url);
-
-function isDecimals(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_DECIMALS;
-}
-
-/**
- * Reads the asset table, a JSON object `{ "<chain>-<asset>": decimals }`. The default is the
- * `assets.json` shipped at the package root (the same relative path from `src/` and `dist/`).
- * Throws with a message naming the file and the bad entry (not its value, for short log lines).
- */
-export function loadAssetTable(file: string | URL = DEFAULT_ASSETS): AssetTable {
-  const name = file instanceof URL ? fileURLToPath(file) : file;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (cause) {
-    throw new Error(`asset table ${name}: cannot read it as JSON (${(cause as Error).message})`, { cause });
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new Error(`asset table ${name}: must be a JSON object of asset → decimals`);
-  }
-  const table: AssetTable = new Map();
-  for (const [asset, decimals] of Object.entries(raw)) {
-    if (!ASSET_PATTERN.test(asset)) throw new Error(`asset table ${name}: "${asset}" is not <chain>-<asset>`);
-    if (!isDecimals(decimals)) {
-      throw new Error(`asset table ${name}: "${asset}" must have an integer 0–${MAX_DECIMALS} as decimals`);
-    }
-    const key = asset.toUpperCase();
-    if (table.has(key))
-      throw new Error(`asset table ${name}: "${asset}" is listed twice (case-insensitively)`);
-    table.set(key, decimals);
-  }
-  return table;
-}
-
-/** The table's decimals for an asset, whatever its case; `undefined` for unknown assets. */
-export function assetDecimals(assets: AssetTable, asset: string): number | undefined {
-  return assets.get(asset.toUpperCase());
-}
 
 export interface AssetAndAmount {
   transactionAsset: unknown;

@@ -5,7 +5,7 @@ import { validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
-import type { AssetTable } from './amount.js';
+import type { AssetTable } from './assets.js';
 import {
   CancelRequest,
   CancelResponse,

@@ -8,7 +8,8 @@
 import type { FieldProblem } from '../http/errors.js';
 import { validatePii } from '../ivms101/validate.js';
 import { isDid, isEmail } from '../text/formats.js';
-import { type AssetTable, validateAssetAndAmount } from './amount.js';
+import { validateAssetAndAmount } from './amount.js';
+import type { AssetTable } from './assets.js';
 
 type Body = Record<string, unknown>;
 

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { isDid, isEmail } from '../../src/text/formats.js';
+import { validateAssetAndAmount } from '../../src/transactions/amount.js';
 import {
   ASSET_PATTERN,
   type AssetTable,
   assetDecimals,
   loadAssetTable,
-  validateAssetAndAmount,
-} from '../../src/transactions/amount.js';
+} from '../../src/transactions/assets.js';
 
 const assets: AssetTable = loadAssetTable();
 
@@ -31,12 +31,15 @@ describe('loadAssetTable', () => {
     return path;
   };
 
-  it('loads the shipped table with the usual decimals', () => {
-    assert.equal(assets.get('BTC-BTC'), 8);
-    assert.equal(assets.get('ETH-ETH'), 18);
-    assert.equal(assets.get('ETH-USDC'), 6);
-    assert.equal(assets.get('TRX-USDT'), 6);
-    assert.equal(assets.get('SOL-SOL'), 9);
+  it('loads the shipped table with the usual decimals and TRP identifiers', () => {
+    assert.deepEqual(assets.get('BTC-BTC'), { decimals: 8, slip0044: 0, dti: '4H95J0R2X' });
+    assert.equal(assets.get('ETH-ETH')?.decimals, 18);
+    assert.deepEqual(assets.get('ETH-USDC'), { decimals: 6, dti: 'CK9PW1MFH' });
+    assert.equal(assets.get('TRX-USDT')?.decimals, 6);
+    assert.equal(assets.get('SOL-SOL')?.decimals, 9);
+    assert.equal(assetOfTrp(assets, { dti: 'CK9PW1MFH' }), 'ETH-USDC');
+    assert.equal(assetOfTrp(assets, { slip0044: 0 }), 'BTC-BTC');
+    assert.equal(assetOfTrp(assets, { dti: 'XXXXXXXXX' }), undefined);
     for (const key of assets.keys()) {
       assert.ok(ASSET_PATTERN.test(key) && key === key.toUpperCase(), key);
     }
@@ -58,6 +61,9 @@ describe('loadAssetTable', () => {
       ['{ "BTC-BTC": 37 }', /integer 0–36/],
       ['{ "BTC-BTC": "8" }', /integer 0–36/],
       ['{ "BTC-BTC": 8, "btc-btc": 8 }', /twice/],
+      ['{ "BTC-BTC": { "decimals": 8, "dti": "AEIOU1234" } }', /dti/],
+      ['{ "BTC-BTC": { "decimals": 8, "slip0044": -1 } }', /slip0044/],
+      ['{ "BTC-BTC": { "decimals": 8, "symbol": "BTC" } }', /unknown fields/],
     ];
     cases.forEach(([content, message], index) => {
       const path = file(`bad${index}.json`, content);
