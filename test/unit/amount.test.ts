@@ -9,6 +9,7 @@ import {
   ASSET_PATTERN,
   type AssetTable,
   assetDecimals,
+  assetOfTrp,
   loadAssetTable,
 } from '../../src/transactions/assets.js';
 
