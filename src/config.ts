@@ -3,6 +3,7 @@
  * here, once, at start; a bad value throws a ConfigError whose message is one line naming
  * the setting. The result is frozen and handed down; nothing else reads `process.env`.
  */
+import { readFileSync } from 'node:fs';
 import { parseRetrySchedule } from './deliveries/retry.js';
 
 export interface Config {
@@ -28,6 +29,21 @@ export interface Config {
   readonly notifyDailyLimit: number;
   /** A NEW or RECEIVER_NOTIFIED transaction with no state change for this long expires (ms). */
   readonly pendingExpiryMs: number;
+  /** The TRP bridge (SPEC §16); undefined when HUB_TRP_PORT is unset. */
+  readonly trp: TrpConfig | undefined;
+}
+
+export interface TrpConfig {
+  readonly port: number;
+  /** The TRP listener's public base URL: travel addresses and callbacks point there. */
+  readonly publicUrl: string;
+  /** PEM: the hub's certificate (the listener's, and its client certificate toward peers), its key. */
+  readonly cert: string;
+  readonly key: string;
+  /** PEM: authorities trusted for peers' client certificates, and beside the system's for their servers. */
+  readonly ca: string | undefined;
+  /** Require and verify peers' client certificates (false only for tests and demos). */
+  readonly mtls: boolean;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     notifyDailyLimit: integer(str('HUB_NOTIFY_DAILY_LIMIT'), 'HUB_NOTIFY_DAILY_LIMIT', 50, 0, 1_000_000),
     pendingExpiryMs: duration(str('HUB_PENDING_EXPIRY'), 'HUB_PENDING_EXPIRY', '30d'),
+    trp: trpConfig(str),
   });
 }
 
@@ -118,6 +135,50 @@ function integer(v: string | undefined, name: string, dflt: number, min: number,
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}`);
   }
   return Number(v);
+}
+
+/** The TRP settings: all or nothing, checked at start (the files are read now, and must be PEM). */
+function trpConfig(str: (name: string) => string | undefined): TrpConfig | undefined {
+  const port = str('HUB_TRP_PORT');
+  if (port === undefined) {
+    for (const name of ['HUB_TRP_PUBLIC_URL', 'HUB_TRP_TLS_CERT', 'HUB_TRP_TLS_KEY', 'HUB_TRP_TLS_CA']) {
+      if (str(name) !== undefined) throw new ConfigError(`${name} is set but HUB_TRP_PORT is not`);
+    }
+    return undefined;
+  }
+  const publicUrl = str('HUB_TRP_PUBLIC_URL');
+  if (publicUrl === undefined || !/^https:\/\/[^\s?#]+$/.test(publicUrl) || !URL.canParse(publicUrl)) {
+    throw new ConfigError(
+      'HUB_TRP_PUBLIC_URL must be the https:// URL at which peers reach the TRP listener',
+    );
+  }
+  const pem = (name: string, label: RegExp, required: boolean): string | undefined => {
+    const file = str(name);
+    if (file === undefined) {
+      if (required) throw new ConfigError(`${name} is required when HUB_TRP_PORT is set`);
+      return undefined;
+    }
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(
+        `${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    if (!label.test(text))
+      throw new ConfigError(`${name}: ${file} holds no PEM ${label.source.replace(/\\/g, '')}`);
+    return text;
+  };
+  const mtls = boolean(str('HUB_TRP_MTLS'), 'HUB_TRP_MTLS', true);
+  return Object.freeze({
+    port: integer(port, 'HUB_TRP_PORT', 0, 0, 65535),
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    cert: pem('HUB_TRP_TLS_CERT', /-----BEGIN CERTIFICATE-----/, true)!,
+    key: pem('HUB_TRP_TLS_KEY', /-----BEGIN [A-Z ]*PRIVATE KEY-----/, true)!,
+    ca: pem('HUB_TRP_TLS_CA', /-----BEGIN CERTIFICATE-----/, mtls),
+    mtls,
+  });
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -215,7 +215,7 @@ export class TestHub {
   acknowledgeReceived(ref: string): Promise<void> {
     const received = { channel: 'webhook', event: 'received', organizationId: '', transactionRef: ref };
     return this.db.transaction((tx) =>
-      this.hub.transactions.deliveryOutcomes(tx, [{ ...received, payload: {} } as OutboxMessage]),
+      this.hub.transactions.deliveryOutcomes(tx, [{ message: { ...received, payload: {} } as OutboxMessage }]),
     );
   }
 

@@ -248,6 +248,47 @@ export type EmailEvent = keyof typeof EMAIL_EVENTS;
 export const EMAIL_EVENT_NAMES = Object.keys(EMAIL_EVENTS) as EmailEvent[];
 export type EmailPayload<E extends EmailEvent> = Static<(typeof EMAIL_EVENTS)[E]['payload']>;
 
+interface TrpMessageDef<P extends TObject = TObject> {
+  readonly when: string;
+  readonly payload: P;
+}
+
+/**
+ * What the hub owes a TRP peer (SPEC §16), through the outbox like webhooks. The payload names the
+ * transfer and what to say; the TRP bridge builds the request at send time (the peer's URL, the
+ * headers, the IVMS101 data from the sealed transaction, the callbacks).
+ */
+export const TRP_MESSAGES = {
+  'trp-inquiry': {
+    when: 'A member initiated a TRP transfer: the inquiry, with the personal data, to the travel address’s URL.',
+    payload: Type.Object({ transactionRef: Ref }),
+  },
+  'trp-resolution': {
+    when: 'A member approved (with the payment address) or declined an inbound TRP transfer: to the peer’s callback.',
+    payload: Type.Object({
+      transactionRef: Ref,
+      approved: Type.Optional(Type.Object({ address: Type.String() })),
+      rejected: Type.Optional(Type.String()),
+    }),
+  },
+  'trp-confirmation': {
+    when: 'The originator shared the hash, or cancelled, after the peer approved: `txid` or `canceled` to the approval’s callback.',
+    payload: Type.Object({
+      transactionRef: Ref,
+      txid: Type.Optional(Type.String()),
+      canceled: Type.Optional(Type.String()),
+    }),
+  },
+  'trp-identity': {
+    when: 'A TRP peer sent an inquiry: its /identity is read, for its name and LEI.',
+    payload: Type.Object({ transactionRef: Ref }),
+  },
+} satisfies Record<string, TrpMessageDef>;
+
+export type TrpEvent = keyof typeof TRP_MESSAGES;
+export const TRP_MESSAGE_NAMES = Object.keys(TRP_MESSAGES) as TrpEvent[];
+export type TrpPayload<E extends TrpEvent> = Static<(typeof TRP_MESSAGES)[E]['payload']>;
+
 /** A message the hub owes someone, from the command that queues it to the attempt that records it. */
 export type WebhookMessage = {
   [E in WebhookEvent]: {
@@ -269,7 +310,25 @@ export type EmailMessage = {
   };
 }[EmailEvent];
 
-export type OutboxMessage = WebhookMessage | EmailMessage;
+export type TrpMessage = {
+  [E in TrpEvent]: {
+    channel: 'trp';
+    event: E;
+    transactionRef: string;
+    payload: TrpPayload<E>;
+  };
+}[TrpEvent];
+
+export type OutboxMessage = WebhookMessage | EmailMessage | TrpMessage;
+
+/** A TRP message, typed by its event. */
+export function trp<E extends TrpEvent>(
+  event: E,
+  transactionRef: string,
+  payload: TrpPayload<E>,
+): TrpMessage {
+  return { channel: 'trp', event, transactionRef, payload } as TrpMessage;
+}
 
 /** A webhook message, typed by its event. */
 export function webhook<E extends WebhookEvent>(

@@ -16,5 +16,11 @@ export interface DeliveryHooks {
    * commit with them. Must be idempotent: a delivery repeated after a crash finds the
    * transaction already moved.
    */
-  deliveryOutcomes(tx: Queryable, delivered: readonly OutboxMessage[]): Promise<void>;
+  deliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void>;
+}
+
+/** A message the recipient took, and what it answered when that matters (a TRP peer's). */
+export interface Delivered {
+  message: OutboxMessage;
+  answer?: unknown;
 }

@@ -155,9 +155,10 @@ export class ResultRecorder {
       tx,
       items.map((i) => ({ d: i.d, attempt: { ...attemptOf(i.result), error: null } })),
     );
+    const answers = new Map(items.map((i) => [i.d.id, i.result.answer]));
     await this.o.hooks.deliveryOutcomes(
       tx,
-      held.map((d) => d.message),
+      held.map((d) => ({ message: d.message, answer: answers.get(d.id) })),
     );
     return held.map((d) => [d.id, 'delivered']);
   }

@@ -67,7 +67,12 @@ const sameStream = (a: string, b: string) =>
  */
 export async function claimDue(
   q: Queryable,
-  opts: { limit: number; leaseMs: number; includeEmail: boolean; excludeRecipients?: readonly string[] },
+  opts: {
+    limit: number;
+    leaseMs: number;
+    channels: readonly string[];
+    excludeRecipients?: readonly string[];
+  },
 ): Promise<LeasedMessage[]> {
   const rows = await q.query(
     `UPDATE deliveries SET next_attempt_at =
@@ -75,7 +80,7 @@ export async function claimDue(
       WHERE id = ANY (ARRAY(
         SELECT d.id FROM deliveries d
          WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
-           AND (d.channel = 'webhook' OR $3::boolean)
+           AND d.channel = ANY ($3::text[])
            AND (d.organization_id IS NULL OR d.organization_id <> ALL ($4::uuid[]))
            AND NOT EXISTS (
              SELECT 1 FROM deliveries f
@@ -85,7 +90,7 @@ export async function claimDue(
          FOR UPDATE OF d SKIP LOCKED))
      RETURNING id, message_id, channel, event, organization_id, email_to, transaction_ref, payload, attempts,
                next_attempt_at`,
-    [opts.limit, opts.leaseMs, opts.includeEmail, opts.excludeRecipients ?? []],
+    [opts.limit, opts.leaseMs, opts.channels, opts.excludeRecipients ?? []],
   );
   return rows.map((r) => ({
     id: r.id as string,
@@ -102,13 +107,15 @@ function messageOf(r: Record<string, unknown>): OutboxMessage {
   return (
     r.channel === 'email'
       ? { channel: 'email', event: r.event, emailTo: r.email_to, transactionRef, payload: r.payload }
-      : {
-          channel: 'webhook',
-          event: r.event,
-          organizationId: r.organization_id,
-          transactionRef,
-          payload: r.payload,
-        }
+      : r.channel === 'trp'
+        ? { channel: 'trp', event: r.event, transactionRef, payload: r.payload }
+        : {
+            channel: 'webhook',
+            event: r.event,
+            organizationId: r.organization_id,
+            transactionRef,
+            payload: r.payload,
+          }
   ) as OutboxMessage;
 }
 
@@ -118,12 +125,12 @@ export async function vacuum(q: Queryable): Promise<void> {
 }
 
 /** Milliseconds until the next PENDING row falls due (future rows only), or null when none. */
-export async function msUntilNextDue(q: Queryable, includeEmail: boolean): Promise<number | null> {
+export async function msUntilNextDue(q: Queryable, channels: readonly string[]): Promise<number | null> {
   const rows = await q.query<{ ms: number | string | null }>(
     `SELECT (extract(epoch FROM min(next_attempt_at) - clock_timestamp()) * 1000)::float8 AS ms
        FROM deliveries
-      WHERE status = 'PENDING' AND next_attempt_at > statement_timestamp() AND (channel = 'webhook' OR $1::boolean)`,
-    [includeEmail],
+      WHERE status = 'PENDING' AND next_attempt_at > statement_timestamp() AND channel = ANY ($1::text[])`,
+    [channels],
   );
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? null : Math.max(0, Number(ms));

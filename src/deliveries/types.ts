@@ -4,7 +4,7 @@
  * which adds only the outbox row's identity and the lease it is held under.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { OutboxMessage } from './events.js';
+import type { OutboxMessage, TrpMessage } from './events.js';
 
 export type { OutboxMessage } from './events.js';
 
@@ -29,6 +29,13 @@ export interface SendResult {
   error: string | null;
   /** The receiver's Retry-After header, if it sent one. */
   retryAfter?: string;
+  /** What a TRP peer answered, parsed (an inquiry's answer decides the transfer's next state). */
+  answer?: unknown;
+}
+
+/** Sends the outbox's TRP messages (the TRP bridge, src/trp/). */
+export interface TrpSender {
+  send(message: TrpMessage, messageId: string): Promise<SendResult>;
 }
 
 export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;

@@ -26,7 +26,7 @@ import type { RecipientMemo, WebhookPreparer } from './prepare.js';
 import { ResultRecorder } from './recorder.js';
 import type { WebhookSender } from './sender.js';
 import * as store from './store.js';
-import type { LeasedMessage, SendResult, WorkerLog } from './types.js';
+import type { LeasedMessage, SendResult, TrpSender, WorkerLog } from './types.js';
 
 export interface WorkerOptions {
   db: Database;
@@ -34,6 +34,8 @@ export interface WorkerOptions {
   sender: WebhookSender;
   /** Without a mailer (no SMTP_URL) e-mails stay in the outbox, unclaimed. */
   mailer?: NotifyMailer;
+  /** Without the TRP bridge (no HUB_TRP_PORT) TRP messages stay in the outbox, unclaimed. */
+  trp?: TrpSender;
   hooks: DeliveryHooks;
   metrics: DeliveryMetrics;
   log: WorkerLog;
@@ -238,7 +240,7 @@ export class DeliveryWorker implements LocalWorker {
           claimed = await store.claimDue(this.o.db, {
             limit: room,
             leaseMs: this.leaseMs,
-            includeEmail: this.o.mailer !== undefined,
+            channels: this.channels(),
             excludeRecipients: [...this.blockedAtClaim],
           });
           this.maintenance.afterClaim(performance.now() - started);
@@ -255,7 +257,7 @@ export class DeliveryWorker implements LocalWorker {
         backlog = claimed.length === room;
         if (backlog) continue; // there is probably more due right now
         if (this.woken) continue; // new work arrived while claiming: no need to ask when the next is due
-        const next = await store.msUntilNextDue(this.o.db, this.o.mailer !== undefined).catch(() => null);
+        const next = await store.msUntilNextDue(this.o.db, this.channels()).catch(() => null);
         if (next !== null) wait = Math.min(wait, Math.max(5, Math.ceil(next)));
       }
       this.waitingForRoom = waitForRoom;
@@ -325,6 +327,11 @@ export class DeliveryWorker implements LocalWorker {
     this.inFlight.add(job);
   }
 
+  /** The channels this worker sends on: webhooks always, e-mail with a mailer, TRP with the bridge. */
+  private channels(): string[] {
+    return ['webhook', ...(this.o.mailer ? ['email'] : []), ...(this.o.trp ? ['trp'] : [])];
+  }
+
   /** A send to `recipient` ended: the gate learns of it, and the loop looks again if it had left it out. */
   private sent(recipient: string, result: SendResult | 'released' | undefined): void {
     if (result === 'released') this.gate.released(recipient);
@@ -366,6 +373,10 @@ export class DeliveryWorker implements LocalWorker {
     if (m.channel === 'email') {
       if (this.stopping || !this.o.mailer) return this.releaseOne(d);
       return this.o.mailer.send(m, d.messageId);
+    }
+    if (m.channel === 'trp') {
+      if (this.stopping || !this.o.trp) return this.releaseOne(d);
+      return this.o.trp.send(m, d.messageId);
     }
     let prepared: Awaited<ReturnType<WebhookPreparer['prepare']>>;
     try {

@@ -8,6 +8,7 @@
  */
 import type { Queryable } from '../db/database.js';
 import type { OutboxMessage } from '../deliveries/events.js';
+import type { Delivered } from '../deliveries/hooks.js';
 import { type State, transition } from './state-machine.js';
 import * as store from './store.js';
 
@@ -18,13 +19,13 @@ function notifies(m: OutboxMessage): boolean {
   );
 }
 
-export async function applyDeliveryOutcomes(
-  tx: Queryable,
-  delivered: readonly OutboxMessage[],
-): Promise<void> {
+export async function applyDeliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void> {
   const refs = [
     ...new Set(
-      delivered.filter(notifies).flatMap((m) => (m.transactionRef === null ? [] : [m.transactionRef])),
+      delivered
+        .map((d) => d.message)
+        .filter(notifies)
+        .flatMap((m) => (m.transactionRef === null ? [] : [m.transactionRef])),
     ),
   ];
   if (refs.length === 0) return;

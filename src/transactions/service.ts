@@ -5,8 +5,7 @@
  * composes them. Visibility rule throughout: a caller that is neither originator nor beneficiary gets 404.
  */
 import type { Database, Queryable } from '../db/database.js';
-import type { OutboxMessage } from '../deliveries/events.js';
-import type { DeliveryHooks } from '../deliveries/hooks.js';
+import type { Delivered, DeliveryHooks } from '../deliveries/hooks.js';
 import type { Outbox } from '../deliveries/outbox.js';
 import { Idempotency } from '../idempotency/index.js';
 import { TransactionCommands } from './commands.js';
@@ -70,7 +69,7 @@ export class TransactionService implements DeliveryHooks {
   }
 
   /** DeliveryHooks: what delivered messages do to their transactions (outcomes.ts). */
-  deliveryOutcomes(tx: Queryable, delivered: readonly OutboxMessage[]): Promise<void> {
+  deliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void> {
     return applyDeliveryOutcomes(tx, delivered);
   }
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, it, type TestContext } from 'node:test';
 import { Registry } from 'prom-client';
+import { LinkTokens } from '../../src/claims/tokens.js';
 import type { Database, Queryable } from '../../src/db/database.js';
 import type { OutboxMessage } from '../../src/deliveries/events.js';
-import { LinkTokens } from '../../src/claims/tokens.js';
+import type { Delivered } from '../../src/deliveries/hooks.js';
 import { createDeliveries, type DeliveryHooks } from '../../src/deliveries/index.js';
 import { enqueue, type LocalWorker, OUTBOX_CHANNEL, Outbox } from '../../src/deliveries/outbox.js';
 import { ResultRecorder } from '../../src/deliveries/recorder.js';
@@ -64,7 +65,8 @@ function fakeHooks() {
     async readReason() {
       return undefined;
     },
-    async deliveryOutcomes(_tx: Queryable, ds: readonly Outcome[]) {
+    async deliveryOutcomes(_tx: Queryable, delivered: readonly Delivered[]) {
+      const ds = delivered.map((d) => d.message);
       for (const d of ds) {
         const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;
         if (failures > 0) {
@@ -121,7 +123,7 @@ eachBackend(
       assert.equal(res.status, 200, res.text);
       return res.body.transactionRef as string;
     };
-    const opts = { limit: 100, leaseMs: 30_000, includeEmail: false };
+    const opts = { limit: 100, leaseMs: 30_000, channels: ['webhook'] };
     /** Claims due rows like a worker; gives back at once those of other tests' transactions. */
     const claimOf = async (...refs: string[]) => {
       const got = await store.claimDue(hub().db, opts);
