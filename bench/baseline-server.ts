@@ -2,7 +2,8 @@
  * Baseline servers measured in the same run as the hub (bench/run.ts starts this as a child
  * process). `validate`: a bare Fastify POST route validating the initiation body with the
  * same JSON schema and Ajv settings. `insert`: the same plus a naive one-row insert of the
- * body into the same kind of database the hub uses: the storage limit a naive service hits.
+ * body into the same kind of database the hub uses (DATABASE_URL, else PGlite in HUB_DATA_DIR,
+ * which the bench removes afterwards): the storage limit a naive service hits.
  * Prints `READY <port>` when listening.
  */
 import { randomUUID } from 'node:crypto';
@@ -22,7 +23,7 @@ let db: Database | undefined;
 if (mode === 'insert') {
   db = process.env.DATABASE_URL
     ? await openPostgres(process.env.DATABASE_URL, 20)
-    : await openPglite(mkdtempSync(join(tmpdir(), 'trh-bench-naive-')));
+    : await openPglite(process.env.HUB_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'trh-bench-naive-')));
   await db.exec('CREATE TABLE IF NOT EXISTS bench_naive (id uuid PRIMARY KEY, body jsonb NOT NULL)');
 }
 

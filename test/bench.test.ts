@@ -54,3 +54,35 @@ it('runs the benchmark at a tiny scale and prints every scenario with its baseli
   }
   assert.match(stdout, /(\d+)\/\1 arrived/);
 });
+
+it('compares two builds with --base: before and after rows, the ratio and a verdict', async () => {
+  // Runs after the test above built dist/; this checkout is compared with itself. On PostgreSQL
+  // when DATABASE_URL is set (the guard's database), else on PGlite.
+  const root = new URL('..', import.meta.url).pathname;
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', 'bench/run.ts', '--smoke', `--base=${root}`],
+    { cwd: root, timeout: 240_000, maxBuffer: 4 * 1024 * 1024 },
+  );
+  for (const scenario of [
+    'initiate',
+    'hub CPU per initiation',
+    'one worker draining 200 queued deliveries',
+    'hub CPU per delivery',
+  ]) {
+    assert.match(stdout, new RegExp(`^\\| ${scenario}, before \\([^)]+\\) \\|`, 'm'));
+    assert.match(
+      stdout,
+      new RegExp(
+        `^\\| ${scenario}, after \\([^)]+\\) \\|.*\\| \\d+(\\.\\d+)?× before \\|.*guard: (ok|\\*\\*more than)`,
+        'm',
+      ),
+    );
+  }
+  assert.doesNotMatch(stdout, /start-up|end-to-end|naive/);
+  const latest = JSON.parse(readFileSync(new URL('../bench/results/latest.json', import.meta.url), 'utf8'));
+  assert.equal(latest.rows.length, 8);
+  const rates = latest.rows.filter((row: { errors?: number }) => row.errors !== undefined);
+  assert.equal(rates.length, 4);
+  for (const row of rates) assert.equal(row.errors, 0, `${row.scenario}: ${row.errors} errors`);
+});
