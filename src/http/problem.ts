@@ -89,6 +89,17 @@ export function registerProblemHandlers(app: FastifyInstance) {
 }
 
 /**
+ * The headers of every answer (set as a request starts, and for the errors raised before that):
+ * its request id; no copies in browsers or proxies (answers hold organizations' data, the /pii read
+ * personal data); and no content sniffing.
+ */
+export function setCommonHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  reply.header('cache-control', 'no-store');
+  reply.header('x-content-type-options', 'nosniff');
+}
+
+/**
  * Errors Fastify's router raises before any hook runs: a malformed percent-escape in the path
  * (FST_ERR_BAD_URL) or a path parameter over 100 characters (FST_ERR_MAX_PARAM_LENGTH). They
  * are answered like every other error, and the API key is checked first, as for any /v1 request
@@ -100,7 +111,7 @@ export async function answerFrameworkError(
   reply: FastifyReply,
   authenticate: ((request: FastifyRequest) => Promise<void>) | undefined,
 ) {
-  reply.header('x-request-id', request.id);
+  setCommonHeaders(request, reply);
   try {
     await authenticate?.(request);
   } catch (err) {
@@ -139,7 +150,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     const { status } = ERRORS[code];
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
