@@ -296,7 +296,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
       10_000,
       'the redelivered webhook',
     );
-    await alphaPage.getByText('No failed delivery').waitFor({ timeout: 15_000 });
+    await alphaPage.getByText('No failed webhook to you.').waitFor({ timeout: 15_000 });
     // The outcome is committed after the receiver's answer (results are recorded in batches
     // that wait up to 20 ms for each other), so the receiver can hold it a moment before.
     await eventually(async () => {

@@ -2,7 +2,10 @@
  * The dashboard's only way to the hub: the typed client generated from the hub's OpenAPI
  * document (src/client), on this origin. The API key lives in session storage (this tab
  * only, gone when it closes or on sign-out) and travels only in the x-api-key header.
+ * The pages that e-mailed links open (claim, credentials) use the same typed paths without a
+ * key (`publicClient`), or with a key typed in for one request and never stored.
  */
+import createClient from 'openapi-fetch';
 import {
   type components,
   createHubClient,
@@ -32,6 +35,11 @@ export function forgetKey(): void {
 
 export function clientFor(apiKey: string): HubClient {
   return createHubClient({ baseUrl: window.location.origin, apiKey });
+}
+
+/** For the public routes (a link's token is their credential): no x-api-key header at all. */
+export function publicClient(): HubClient {
+  return createClient<paths>({ baseUrl: window.location.origin });
 }
 
 /** A readable sentence for any failure: the hub's problem detail, or what went wrong on the way. */
@@ -64,6 +72,8 @@ export type Organization = GetOf<'/v1/organizations/me'>;
 export type TransactionSummary = GetOf<'/v1/transactions'>['transactions'][number];
 export type Transaction = GetOf<'/v1/transactions/{transactionRef}'>;
 export type TransactionStatus = Transaction['status'];
+/** Whether the message that tells the counterparty got through (SPEC §17), as the caller may see it. */
+export type DeliverySummary = Transaction['delivery'];
 export type Delivery = GetOf<'/v1/webhooks/deliveries'>['deliveries'][number];
 export type Email = GetOf<'/v1/admin/emails'>['emails'][number];
 export type HubStats = GetOf<'/v1/admin/stats'>;
@@ -76,6 +86,11 @@ export type CreatedOperator = PostOf<'/v1/admin/operators'>;
 export type TestEventResult = PostOf<'/v1/organizations/me/test-event'>;
 export type CreatedOrganization = PostOf<'/v1/admin/organizations'>;
 export type RotatedSecret = PostOf<'/v1/organizations/me/webhook-secret'>;
+export type Application = GetOf<'/v1/admin/applications'>['applications'][number];
+export type Announcement = GetOf<'/v1/claims/{token}'>;
+export type ApplicationAccepted = PostOf<'/v1/claims/{token}/application'>;
+export type AttachResult = PostOf<'/v1/claims/{token}/attach'>;
+export type Credentials = PostOf<'/v1/credentials/{token}'>;
 
 /** The caller's side of a transaction. */
 export type Role = 'originator' | 'beneficiary';

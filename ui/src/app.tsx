@@ -1,14 +1,25 @@
 /**
  * The shell: sign-in, then the participant's or the operator's views under one header and
  * navigation. Route changes move focus to the new page's heading (views put it there). The
- * header says who is signed in, and marks a read-only key's session.
+ * header says who is signed in, and marks a read-only key's session; the operator's navigation
+ * shows how many applications wait for review.
+ * The pages that e-mailed links open (`/claim/<token>`, `/credentials/<token>`) are the same
+ * bundle without any session: `Root` picks them by the path.
  */
+import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { forgetKey, storedKey, storeKey } from './api.js';
 import { focusPolicy } from './hooks.js';
-import { useRoute } from './router.js';
+import { linkPage, useRoute } from './router.js';
 import { AnnounceContext, type Session, SessionContext, signIn, UpdateMeContext } from './session.js';
+import { ClaimPage } from './views/claim.js';
+import { CredentialsPage } from './views/credentials.js';
 import { DeliveryHealth } from './views/deliveries.js';
+import {
+  OperatorApplications,
+  PendingApplicationsContext,
+  usePendingCount,
+} from './views/operator-applications.js';
 import { OperatorEmails } from './views/operator-emails.js';
 import { OperatorOperators } from './views/operator-operators.js';
 import { OperatorOrganization } from './views/operator-organization.js';
@@ -34,15 +45,44 @@ const ORG_NAV: NavItem[] = [
 const OPERATOR_NAV: NavItem[] = [
   { route: 'overview', label: 'Overview' },
   { route: 'organizations', label: 'Organizations' },
+  { route: 'applications', label: 'Applications' },
   { route: 'operators', label: 'Operators' },
   { route: 'emails', label: 'E-mails' },
 ];
+
+/** The dashboard, or the public page of an e-mailed link (no session there, whatever the tab holds). */
+export function Root() {
+  const link = linkPage(window.location.pathname);
+  if (!link) return <App />;
+  return (
+    <Announcer>
+      {link.page === 'claim' ? <ClaimPage token={link.token} /> : <CredentialsPage token={link.token} />}
+    </Announcer>
+  );
+}
+
+/** The page's polite live region, and `useAnnounce()` to say something in it. */
+function Announcer({ children }: { children: ComponentChildren }) {
+  const [announcement, setAnnouncement] = useState('');
+  const announce = useCallback((message: string) => {
+    // Clearing first makes screen readers repeat an identical message.
+    setAnnouncement('');
+    window.setTimeout(() => setAnnouncement(message), 50);
+  }, []);
+  return (
+    <AnnounceContext.Provider value={announce}>
+      <div class="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </div>
+      {children}
+    </AnnounceContext.Provider>
+  );
+}
 
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
   const [restoring, setRestoring] = useState(() => storedKey() !== null);
   const [signedOutReason, setSignedOutReason] = useState<string | null>(null);
-  const [announcement, setAnnouncement] = useState('');
 
   const signOut = useCallback((reason: string | null = null) => {
     forgetKey();
@@ -77,17 +117,8 @@ export function App() {
       .finally(() => setRestoring(false));
   }, [start]);
 
-  const announce = useCallback((message: string) => {
-    // Clearing first makes screen readers repeat an identical message.
-    setAnnouncement('');
-    window.setTimeout(() => setAnnouncement(message), 50);
-  }, []);
-
   return (
-    <AnnounceContext.Provider value={announce}>
-      <div class="sr-only" role="status" aria-live="polite">
-        {announcement}
-      </div>
+    <Announcer>
       {restoring ? (
         <p class="muted center">Signing in…</p>
       ) : session ? (
@@ -99,7 +130,7 @@ export function App() {
       ) : (
         <SignIn onSignIn={signInByHand} notice={signedOutReason} />
       )}
-    </AnnounceContext.Provider>
+    </Announcer>
   );
 }
 
@@ -108,37 +139,52 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const main = useRef<HTMLElement>(null);
   const nav = session.kind === 'operator' ? OPERATOR_NAV : ORG_NAV;
   const section = route[0] ?? nav[0]!.route;
+  const pending = usePendingCount(session);
 
   return (
-    <div class="shell">
-      <button type="button" class="skip-link" onClick={() => main.current?.focus()}>
-        Skip to content
-      </button>
-      <header class="topbar">
-        <div class="brand">
-          <span class="logo" aria-hidden="true" />
-          <span>Travel Rule Hub</span>
-        </div>
-        <Who session={session} />
-        <button type="button" class="secondary on-dark" onClick={onSignOut}>
-          Sign out
+    <PendingApplicationsContext.Provider value={pending}>
+      <div class="shell">
+        <button type="button" class="skip-link" onClick={() => main.current?.focus()}>
+          Skip to content
         </button>
-      </header>
-      <nav class="tabs" aria-label="Main">
-        <ul>
-          {nav.map((item) => (
-            <li key={item.route}>
-              <a href={`#/${item.route}`} aria-current={section === item.route ? 'page' : undefined}>
-                {item.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <main ref={main} id="main" tabIndex={-1}>
-        {session.kind === 'operator' ? <OperatorRoutes route={route} /> : <OrgRoutes route={route} />}
-      </main>
-    </div>
+        <header class="topbar">
+          <div class="brand">
+            <span class="logo" aria-hidden="true" />
+            <span>Travel Rule Hub</span>
+          </div>
+          <Who session={session} />
+          <button type="button" class="secondary on-dark" onClick={onSignOut}>
+            Sign out
+          </button>
+        </header>
+        <nav class="tabs" aria-label="Main">
+          <ul>
+            {nav.map((item) => {
+              // The badge is a number on the tab; screen readers hear what it counts instead.
+              const count = item.route === 'applications' ? pending.count : null;
+              return (
+                <li key={item.route}>
+                  <a href={`#/${item.route}`} aria-current={section === item.route ? 'page' : undefined}>
+                    {item.label}
+                    {count ? (
+                      <>
+                        <span class="nav-badge" aria-hidden="true">
+                          {count}
+                        </span>
+                        <span class="sr-only"> ({count} waiting)</span>
+                      </>
+                    ) : null}
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+        <main ref={main} id="main" tabIndex={-1}>
+          {session.kind === 'operator' ? <OperatorRoutes route={route} /> : <OrgRoutes route={route} />}
+        </main>
+      </div>
+    </PendingApplicationsContext.Provider>
   );
 }
 
@@ -185,6 +231,8 @@ function OperatorRoutes({ route }: { route: string[] }) {
       return <OperatorOverview />;
     case 'organizations':
       return route[1] ? <OperatorOrganization key={route[1]} id={route[1]} /> : <OperatorOrganizations />;
+    case 'applications':
+      return <OperatorApplications />;
     case 'operators':
       return <OperatorOperators />;
     case 'emails':

@@ -20,11 +20,36 @@ export const STATUS_LABELS: Record<string, string> = {
   RECEIVER_NOTIFIED: 'Receiver notified',
   CONFIRMED: 'Confirmed',
   DECLINED: 'Declined',
+  CANCELLED: 'Cancelled',
+  EXPIRED: 'Expired',
   PENDING: 'Pending',
   DELIVERED: 'Delivered',
   FAILED: 'Failed',
   HELD: 'Held',
 };
+
+/** Transaction states, in the order of their lifecycle; the last three are final. */
+export const TRANSACTION_STATES = [
+  'NEW',
+  'RECEIVER_NOTIFIED',
+  'CONFIRMED',
+  'DECLINED',
+  'CANCELLED',
+  'EXPIRED',
+] as const;
+export const FINAL_STATES: readonly string[] = ['DECLINED', 'CANCELLED', 'EXPIRED'];
+export const PROTOCOLS = ['MAIN', 'BASIC', 'NOTIFY', 'TRP'] as const;
+
+/** `beneficiary-joined` → `Beneficiary joined`: a history event that left the status as it was. */
+export const HISTORY_EVENT_LABELS: Record<string, string> = {
+  'beneficiary-joined': 'Beneficiary joined',
+};
+export function historyEventLabel(event: string): string {
+  const label = HISTORY_EVENT_LABELS[event];
+  if (label) return label;
+  const spaced = event.replaceAll(/[-_]/g, ' ');
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
 
 let regions: Intl.DisplayNames | undefined;
 /** `DE` → `Germany (DE)`; `XX` stays `XX (unknown)`. */

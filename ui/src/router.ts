@@ -33,3 +33,19 @@ export const href = (...parts: string[]) => `#/${parts.map(encodeURIComponent).j
 export function navigate(...parts: string[]): void {
   window.location.hash = href(...parts);
 }
+
+/** The public pages that e-mailed links open; the hub serves this page at their paths. */
+export type LinkPage = { page: 'claim' | 'credentials'; token: string };
+
+/** `/claim/<token>` → the claim page with its token; null for the dashboard itself (`/ui/`). */
+export function linkPage(pathname: string): LinkPage | null {
+  const m = /^\/(claim|credentials)\/([^/]*)\/?$/.exec(pathname);
+  if (!m) return null;
+  let token = m[2] ?? '';
+  try {
+    token = decodeURIComponent(token);
+  } catch {
+    // a malformed escape: the hub answers such a token 404, as any unknown one
+  }
+  return { page: m[1] as LinkPage['page'], token };
+}

@@ -48,8 +48,6 @@ export function useCanWrite(): boolean {
   return session.kind === 'operator' || session.scope === 'full';
 }
 
-const OPERATOR_KEY = /^trh_op_[A-Za-z0-9_-]{43}$/;
-
 export async function signIn(apiKey: string, onUnauthorized: () => void): Promise<Session> {
   const client = clientFor(apiKey);
   const stats = await client.GET('/v1/admin/stats');
@@ -59,7 +57,7 @@ export async function signIn(apiKey: string, onUnauthorized: () => void): Promis
   let session: Session;
   try {
     if (stats.response.ok) {
-      session = { kind: 'operator', client, operator: await whichOperator(client, apiKey) };
+      session = { kind: 'operator', client, operator: await whichOperator(client) };
     } else {
       const [me, keys] = await Promise.all([
         unwrap(client.GET('/v1/organizations/me')),
@@ -83,14 +81,12 @@ export async function signIn(apiKey: string, onUnauthorized: () => void): Promis
 }
 
 /**
- * The named operator holding this key: the active one whose key prefix it starts with. The
- * operator list has no `current` mark, but a prefix holds 48 random bits, so it tells keys
- * apart. Null for the bootstrap key, which is not listed.
+ * The named operator holding this key: the list's `current` entry. Null for the bootstrap key
+ * (HUB_ADMIN_KEY), which is not listed.
  */
-async function whichOperator(client: HubClient, apiKey: string): Promise<OperatorIdentity | null> {
-  if (!OPERATOR_KEY.test(apiKey)) return null;
+async function whichOperator(client: HubClient): Promise<OperatorIdentity | null> {
   const { operators } = await unwrap(client.GET('/v1/admin/operators'));
-  const mine = operators.find((o) => o.revokedAt === null && apiKey.startsWith(o.prefix));
+  const mine = operators.find((o) => o.current);
   return mine ? { id: mine.id, name: mine.name } : null;
 }
 

@@ -1,7 +1,8 @@
 /**
- * The e-mails the hub sends and their delivery state, for the operator: NOTIFY announcements (to
- * exchanges outside the directory) and notices of a changed travel endpoint or public key (to
- * the organization's contact address).
+ * The e-mails the hub sends and their delivery state, for the operator: NOTIFY announcements and
+ * cancellations (to exchanges outside the directory), the answers to applications to join
+ * (approval with the credentials link, rejection with the reason) and notices of a changed
+ * travel endpoint or public key (to the organization's contact address).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Email, unwrap } from '../api.js';
@@ -15,6 +16,9 @@ type Status = Email['status'];
 
 const EMAIL_EVENT_LABELS: Partial<Record<Email['event'], string>> = {
   notify: 'Announcement',
+  'notify-cancelled': 'Cancellation',
+  'application-approved': 'Approval',
+  'application-rejected': 'Rejection',
   'endpoint-changed': 'Endpoint changed',
 };
 
@@ -85,7 +89,8 @@ export function OperatorEmails() {
     <section aria-labelledby="emails-heading">
       <PageHead id="emails-heading" title="E-mails">
         <p class="muted small">
-          Announcements of NOTIFY transfers to exchanges outside the directory, and notices to an
+          Announcements of NOTIFY transfers to exchanges outside the directory (and their cancellations), the
+          answers to applications to join (an approval carries the credentials link), and notices to an
           organization’s contact address when its travel endpoint or public key changes.
         </p>
       </PageHead>
@@ -103,7 +108,7 @@ export function OperatorEmails() {
             onChange={(e) => setStatus(e.currentTarget.value as Status | '')}
           >
             <option value="">Any</option>
-            {(['PENDING', 'DELIVERED', 'FAILED'] as const).map((s) => (
+            {(['PENDING', 'DELIVERED', 'FAILED', 'HELD', 'CANCELLED'] as const).map((s) => (
               <option key={s} value={s}>
                 {STATUS_LABELS[s]}
               </option>

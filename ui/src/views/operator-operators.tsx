@@ -66,7 +66,7 @@ export function OperatorOperators() {
       ) : (
         <ListTable label="Operators" columns={COLUMNS}>
           {operators.map((o) => {
-            const mine = o.id === me?.id;
+            const mine = o.current;
             return (
               <tr key={o.id}>
                 <td data-label="Name">{o.name}</td>

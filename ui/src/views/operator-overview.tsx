@@ -1,11 +1,16 @@
-/** The operator's hub-wide counters: transactions by status, the delivery queue, organizations. */
+/**
+ * The operator's hub-wide counters: transactions by status, the delivery queue, organizations,
+ * and applications waiting for review (the count the navigation's badge shows).
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { type HubStats, unwrap } from '../api.js';
 import { ErrorNote, Loading, PageHead } from '../components/ui.js';
 import { duration, STATUS_LABELS } from '../format.js';
 import { usePoll } from '../hooks.js';
+import { href } from '../router.js';
 import { useSession } from '../session.js';
 import { Counter } from './deliveries.js';
+import { usePendingApplications } from './operator-applications.js';
 import { POLL_MS } from './transactions.js';
 
 export function OperatorOverview() {
@@ -13,6 +18,7 @@ export function OperatorOverview() {
   const [stats, setStats] = useState<HubStats | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+  const applications = usePendingApplications();
 
   const load = async () => {
     setStats(await unwrap(client.GET('/v1/admin/stats')));
@@ -67,7 +73,19 @@ export function OperatorOverview() {
           <div class="counters">
             <Counter label="Organizations" value={stats.organizations.total} />
             <Counter label="Verified" value={stats.organizations.verified} />
+            <Counter
+              label="Applications waiting"
+              value={applications.count ?? undefined}
+              tone={applications.count ? 'warn' : 'ok'}
+            />
           </div>
+          <p>
+            <a href={href('applications')}>
+              {applications.count
+                ? `Review the ${applications.count === 1 ? 'waiting application' : `${applications.count} waiting applications`}`
+                : 'Applications to join'}
+            </a>
+          </p>
         </>
       )}
     </section>

@@ -1,40 +1,53 @@
 /**
- * The commands open to the caller, by role and state (SPEC §6–7), and nothing else:
- * confirm (originator, MAIN, RECEIVER_NOTIFIED), decline (beneficiary, CONFIRMED), share the
- * hash (originator, not DECLINED, not yet shared). If the counterparty acted first, the hub's
- * 409 is shown as it is and the page reloads the current state. A read-only session gets no
- * form, only a line on what a full-scope key could do now.
+ * The commands open to the caller, by role and state (SPEC §6–7, §11, §12), and nothing else:
+ * confirm (originator, MAIN or a NOTIFY transaction its beneficiary claimed, RECEIVER_NOTIFIED),
+ * decline (beneficiary, CONFIRMED), share the hash (originator, not final, not yet shared) and
+ * cancel (originator, NEW to CONFIRMED, before a hash was shared; asks once more). If the
+ * counterparty acted first, the hub's 409 is shown as it is and the page reloads the current
+ * state. A read-only session gets no form, only a line on what a full-scope key could do now.
  */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { DECLINE_CATEGORIES, type DeclineCategory } from '../../../src/transactions/decline.js';
 import { HubProblem, type Role, type Transaction, unwrap } from '../api.js';
 import { Field } from '../components/forms.js';
 import { ErrorNote } from '../components/ui.js';
-import { words } from '../format.js';
+import { FINAL_STATES, words } from '../format.js';
 import { useAction } from '../hooks.js';
 import { useAnnounce, useCanWrite, useOrg } from '../session.js';
 
 /** How a transaction hash is typed, wherever it is asked for. */
 const TX_HASH_INPUT = { class: 'mono', pattern: '[A-Za-z0-9._:\\-]+', maxLength: 256, spellcheck: false };
 
+/** A NOTIFY transaction that an organization claimed through the e-mail's link follows MAIN (SPEC §12). */
+export const claimed = (tx: Transaction) => tx.history.some((h) => h.event === 'beneficiary-joined');
+
+/** States the originator may cancel from, as long as no transaction hash was shared (SPEC §11). */
+const CANCELLABLE = ['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED'];
+
 export function allowedActions(tx: Transaction, role: Role) {
+  const final = FINAL_STATES.includes(tx.status);
+  const hashShared = Boolean(tx.transactionBlockchainInfo.txHash);
+  const followsMain = tx.protocol === 'MAIN' || (tx.protocol === 'NOTIFY' && claimed(tx));
   return {
-    confirm: role === 'originator' && tx.protocol === 'MAIN' && tx.status === 'RECEIVER_NOTIFIED',
-    decline: role === 'beneficiary' && tx.status === 'CONFIRMED',
-    shareHash: role === 'originator' && tx.status !== 'DECLINED' && !tx.transactionBlockchainInfo.txHash,
+    confirm: role === 'originator' && followsMain && tx.status === 'RECEIVER_NOTIFIED',
+    decline: role === 'beneficiary' && tx.status === 'CONFIRMED' && tx.protocol !== 'TRP',
+    shareHash: role === 'originator' && !final && !hashShared,
+    cancel: role === 'originator' && CANCELLABLE.includes(tx.status) && !hashShared,
   };
 }
 
 function waitingFor(tx: Transaction, role: Role): string {
   if (tx.status === 'DECLINED') return 'The transaction is declined; nothing more can happen to it.';
+  if (tx.status === 'CANCELLED') return 'The transaction is cancelled; nothing more can happen to it.';
+  if (tx.status === 'EXPIRED') return 'The transaction expired; nothing more can happen to it.';
   if (tx.status === 'NEW') {
     return tx.protocol === 'NOTIFY'
       ? 'Waiting for the NOTIFY e-mail to be accepted.'
       : 'Waiting for the beneficiary to acknowledge the received webhook.';
   }
   if (tx.status === 'RECEIVER_NOTIFIED') {
-    return role === 'beneficiary' && tx.protocol === 'MAIN'
+    return role === 'beneficiary' && (tx.protocol === 'MAIN' || claimed(tx))
       ? 'Waiting for the originator to confirm; the personal data follows then.'
       : 'No action is open to you in this state.';
   }
@@ -60,6 +73,7 @@ export function TransactionActions({
   const [conflict, setConflict] = useState<unknown>(null);
   const canWrite = useCanWrite();
   const allowed = allowedActions(tx, role);
+  // Cancelling is always a way out while it is open, not a next step: it does not count here.
   const any = allowed.confirm || allowed.decline || allowed.shareHash;
   const props = { tx, onChanged, onConflict: setConflict };
   if (!canWrite) {
@@ -67,6 +81,7 @@ export function TransactionActions({
       allowed.confirm ? 'confirm it' : '',
       allowed.decline ? 'decline it' : '',
       allowed.shareHash ? 'share its transaction hash' : '',
+      allowed.cancel ? 'cancel it' : '',
     ].filter(Boolean);
     return (
       <section class="panel" aria-labelledby="actions-heading">
@@ -87,6 +102,7 @@ export function TransactionActions({
       {allowed.confirm ? <ConfirmForm {...props} /> : null}
       {allowed.decline ? <DeclineForm {...props} /> : null}
       {allowed.shareHash && !allowed.confirm ? <TxHashForm {...props} /> : null}
+      {allowed.cancel ? <CancelForm {...props} /> : null}
     </section>
   );
 }
@@ -296,5 +312,94 @@ function TxHashForm(props: FormProps) {
         )}
       </Field>
     </ActionForm>
+  );
+}
+
+/**
+ * Calls the transfer off for good, after a second question (in the page, so keyboard and
+ * screen-reader users stay in place): the question takes the focus, "Keep the transfer" goes back.
+ */
+function CancelForm(props: FormProps) {
+  const { tx } = props;
+  const { client } = useOrg();
+  const [reason, setReason] = useState('');
+  const [asking, setAsking] = useState(false);
+  const command = useCommand(props);
+  const question = useRef<HTMLParagraphElement>(null);
+  const start = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) question.current?.focus();
+  }, [asking]);
+
+  const cancel = () => {
+    const body = { transactionRef: tx.transactionRef, ...(reason.trim() ? { reason: reason.trim() } : {}) };
+    command.run(
+      () => unwrap(client.POST('/v1/transactions/cancel', { body })),
+      'Cancelled. The transaction is final.',
+    );
+  };
+  const keep = () => {
+    setAsking(false);
+    window.setTimeout(() => start.current?.focus(), 0);
+  };
+  // In NEW the beneficiary has heard nothing yet, so there is nobody to tell.
+  const notified = tx.status !== 'NEW';
+  return (
+    <form
+      class="action"
+      aria-labelledby="cancel-heading"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (asking) cancel();
+        else setAsking(true);
+      }}
+    >
+      <h3 id="cancel-heading">Cancel the transfer</h3>
+      <p class="small">
+        Calls the transfer off for good, as long as you have not shared its transaction hash: messages not
+        sent yet are withdrawn
+        {!notified
+          ? '.'
+          : tx.protocol === 'NOTIFY' && !claimed(tx)
+            ? ', the announced address gets a short cancellation e-mail and its claim link stops working.'
+            : tx.protocol === 'TRP'
+              ? ', and the beneficiary VASP is told over TRP.'
+              : ', and the beneficiary is told (cancelled webhook).'}
+      </p>
+      <Field
+        id="cancel-reason"
+        label="Reason (optional)"
+        hint="Up to 2000 characters. Goes to the beneficiary with the cancelled webhook, never by e-mail."
+      >
+        {(aria) => (
+          <textarea
+            {...aria}
+            maxLength={2000}
+            rows={2}
+            value={reason}
+            disabled={asking}
+            onInput={(e) => setReason(e.currentTarget.value)}
+          />
+        )}
+      </Field>
+      <ErrorNote error={command.error} prefix="Failed:" />
+      {asking ? (
+        <div class="confirm-row confirm-danger">
+          <p ref={question} tabIndex={-1} id="cancel-question">
+            <strong>Cancel this transfer for good?</strong> This cannot be undone.
+          </p>
+          <button type="submit" class="danger" disabled={command.busy} aria-describedby="cancel-question">
+            {command.busy ? 'Cancelling…' : 'Yes, cancel the transfer'}
+          </button>
+          <button type="button" class="secondary" onClick={keep} disabled={command.busy}>
+            Keep the transfer
+          </button>
+        </div>
+      ) : (
+        <button ref={start} type="submit" class="danger-outline">
+          Cancel transfer…
+        </button>
+      )}
+    </form>
   );
 }

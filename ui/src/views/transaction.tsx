@@ -1,14 +1,17 @@
 /**
- * One transaction: its fields, the timeline from `history`, the actions the caller's role and
- * the state allow (and only those), the audited personal data view, and the webhooks owed to
- * the caller for it with every attempt. Polls so the counterparty's moves show up.
+ * One transaction: its fields, the timeline from `history` (with events that left the status as
+ * it was, such as a beneficiary joining), a final state said plainly, whether the message to the
+ * counterparty got through (the `delivery` summary), the actions the caller's role and the state
+ * allow (and only those), the audited personal data view, and the webhooks owed to the caller
+ * for it with every attempt. Polls so the counterparty's moves show up.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, HubProblem, type Role, type Transaction, unwrap } from '../api.js';
 import { DeliveryList } from '../components/deliveries.js';
+import { DeliveryBox } from '../components/delivery-summary.js';
 import { ErrorNote, Fact, Loading, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { OrgName, useOrgNames } from '../directory.js';
-import { STATUS_LABELS, shortRef, words } from '../format.js';
+import { historyEventLabel, STATUS_LABELS, shortRef, words } from '../format.js';
 import { useAction, usePoll } from '../hooks.js';
 import { useOrg } from '../session.js';
 import { PiiView } from './pii.js';
@@ -81,6 +84,7 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
         </p>
       </PageHead>
       <ErrorNote error={error} prefix="Could not refresh:" />
+      <FinalNote tx={tx} role={role} names={names} />
 
       <div class="columns">
         <section class="panel" aria-labelledby="facts-heading">
@@ -143,9 +147,10 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
           <h2 id="timeline-heading">Timeline</h2>
           <ol class="timeline">
             {tx.history.map((h) => (
-              <li key={`${h.status}${h.at}`}>
+              <li key={`${h.status}${h.event ?? ''}${h.at}`}>
                 <StatusBadge status={h.status} />
                 <div>
+                  {h.event ? <div class="event">{historyEventLabel(h.event)}</div> : null}
                   <Time iso={h.at} />
                   <div class="small muted">
                     by {h.actor === 'hub' ? 'the hub' : <OrgName did={h.actor} names={names} />}
@@ -160,6 +165,8 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
       <PersonalData tx={tx} role={role} />
 
       <TransactionActions tx={tx} role={role} onChanged={reload} />
+
+      <DeliveryBox tx={tx} role={role} />
 
       <section class="panel" aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Webhooks to you</h2>
@@ -183,7 +190,9 @@ function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
   const { client } = useOrg();
   const [pii, setPii] = useState<Record<string, unknown> | null>(null);
   const { busy, error, run } = useAction();
+  // As the hub decides (GET …/pii): a beneficiary reads it in CONFIRMED and DECLINED only.
   const entitled = role === 'originator' || tx.status === 'CONFIRMED' || tx.status === 'DECLINED';
+  const ended = tx.status === 'CANCELLED' || tx.status === 'EXPIRED';
 
   const show = () =>
     run(async () => {
@@ -200,7 +209,9 @@ function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
       <h2 id="pii-heading">Personal data (IVMS101)</h2>
       {!entitled ? (
         <p class="muted">
-          Available to you once the originator confirms the transaction (status {STATUS_LABELS.CONFIRMED}).
+          {ended
+            ? `Not available to you: the transaction is ${STATUS_LABELS[tx.status]?.toLowerCase()}.`
+            : `Available to you once the originator confirms the transaction (status ${STATUS_LABELS.CONFIRMED}).`}
         </p>
       ) : pii ? (
         <>
@@ -219,5 +230,43 @@ function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
       )}
       <ErrorNote error={error} />
     </section>
+  );
+}
+
+/**
+ * Cancelled or expired, said where it is seen first: by whom and when, and that it is final. A
+ * decline has its reason in the transfer's facts.
+ */
+function FinalNote({ tx, role, names }: { tx: Transaction; role: Role; names: Map<string, string> }) {
+  if (tx.status !== 'CANCELLED' && tx.status !== 'EXPIRED') return null;
+  const entry = [...tx.history].reverse().find((h) => h.status === tx.status);
+  const cancelledByYou = tx.status === 'CANCELLED' && role === 'originator';
+  return (
+    <div class="note note-final" role="note" aria-label="Final state">
+      <strong>
+        {tx.status === 'CANCELLED'
+          ? cancelledByYou
+            ? 'You cancelled this transfer'
+            : 'The originator cancelled this transfer'
+          : 'This transfer expired'}
+      </strong>
+      {entry ? (
+        <>
+          {' '}
+          on <Time iso={entry.at} />
+        </>
+      ) : null}
+      {tx.status === 'CANCELLED' && !cancelledByYou && entry && entry.actor !== 'hub' ? (
+        <>
+          {' '}
+          (<OrgName did={entry.actor} names={names} />)
+        </>
+      ) : null}
+      .
+      <p>
+        {tx.status === 'EXPIRED' ? 'It made no progress for the hub’s expiry period. ' : ''}
+        This is final: messages not sent yet were withdrawn, and nothing more can happen to it.
+      </p>
+    </div>
   );
 }

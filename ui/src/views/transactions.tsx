@@ -1,13 +1,16 @@
 /**
- * Inbox (the organization is the beneficiary) and outbox (originator): newest first, filters,
- * keyset paging with "Load more", and live refresh: the first page is polled and new
- * transactions are put on top and announced; known ones get their new status.
+ * Inbox (the organization is the beneficiary) and outbox (originator): newest first, filters
+ * (among them "Delivery failing": transactions whose message to the counterparty is retrying or
+ * failed), keyset paging with "Load more", and live refresh: the first page is polled and new
+ * transactions are put on top and announced; known ones get their new status. A row whose
+ * message does not get through carries a mark.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type TransactionSummary, unwrap } from '../api.js';
+import { DeliveryFlag } from '../components/delivery-summary.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { OrgName, useOrgNames } from '../directory.js';
-import { STATUS_LABELS, shortRef } from '../format.js';
+import { PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
 import { usePoll } from '../hooks.js';
 import { href } from '../router.js';
 import { useAnnounce, useOrg } from '../session.js';
@@ -21,8 +24,10 @@ interface Filters {
   asset: string;
   from: string;
   to: string;
+  /** Only transactions whose message to the counterparty is retrying or failed. */
+  failing: boolean;
 }
-const NO_FILTERS: Filters = { status: '', protocol: '', asset: '', from: '', to: '' };
+const NO_FILTERS: Filters = { status: '', protocol: '', asset: '', from: '', to: '', failing: false };
 
 type Role = 'beneficiary' | 'originator';
 
@@ -40,6 +45,7 @@ function listQuery(role: Role, f: Filters, cursor?: string) {
     ...(f.asset.trim() ? { asset: f.asset.trim().toUpperCase() } : {}),
     ...(f.from ? { createdAfter: dayStart(f.from) } : {}),
     ...(f.to ? { createdBefore: dayStart(f.to, 1) } : {}),
+    ...(f.failing ? { delivery: 'failing' as const } : {}),
     ...(cursor ? { cursor } : {}),
   };
 }
@@ -149,7 +155,7 @@ export function TransactionList({ party: role }: { party: Role }) {
           <label for="f-status">Status</label>
           <select id="f-status" value={filters.status} onChange={set('status')}>
             <option value="">Any</option>
-            {['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED', 'DECLINED'].map((s) => (
+            {TRANSACTION_STATES.map((s) => (
               <option key={s} value={s}>
                 {STATUS_LABELS[s]}
               </option>
@@ -160,9 +166,11 @@ export function TransactionList({ party: role }: { party: Role }) {
           <label for="f-protocol">Protocol</label>
           <select id="f-protocol" value={filters.protocol} onChange={set('protocol')}>
             <option value="">Any</option>
-            <option value="MAIN">MAIN</option>
-            <option value="BASIC">BASIC</option>
-            <option value="NOTIFY">NOTIFY</option>
+            {PROTOCOLS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field">
@@ -182,6 +190,19 @@ export function TransactionList({ party: role }: { party: Role }) {
         <div class="field">
           <label for="f-to">To</label>
           <input id="f-to" type="date" value={filters.to} onChange={set('to')} />
+        </div>
+        <div class="field check field-check">
+          <input
+            id="f-failing"
+            type="checkbox"
+            checked={filters.failing}
+            onChange={(e) => setFilters({ ...filters, failing: e.currentTarget.checked })}
+            aria-describedby="f-failing-hint"
+          />
+          <label for="f-failing">Delivery failing</label>
+          <span id="f-failing-hint" class="sr-only">
+            Only transactions whose message to the counterparty is retrying or failed
+          </span>
         </div>
         <div class="field field-button">
           <button type="button" class="secondary" disabled={!filtered} onClick={() => setFilters(NO_FILTERS)}>
@@ -244,7 +265,10 @@ export function TransactionList({ party: role }: { party: Role }) {
               </td>
               <td data-label="Protocol">{t.protocol}</td>
               <td data-label="Status">
-                <StatusBadge status={t.status} />
+                <span class="status-cell">
+                  <StatusBadge status={t.status} />
+                  <DeliveryFlag delivery={t.delivery} />
+                </span>
               </td>
             </tr>
           ))}
