@@ -30,8 +30,9 @@ CREATE TABLE trp_transfers (
   -- outbound: where the inquiry goes; inbound: the travel address's URL on this hub
   inquiry_url text NOT NULL,
   travel_address text,
-  -- the unguessable token of this hub's callback for the transfer (resolution or confirmation)
-  callback_token text NOT NULL,
+  -- the SHA-256 (hex) of the token in this hub's callback URL for the transfer (resolution or
+  -- confirmation); the token itself is derived from the master key when a message needs it
+  callback_hash text NOT NULL,
   -- the peer's callback: inbound, where the resolution goes; outbound, where the confirmation goes
   peer_callback text,
   peer_fingerprint text,
@@ -41,9 +42,8 @@ CREATE TABLE trp_transfers (
   peer_host text NOT NULL,
   inquiry_status integer,
   inquiry_answer jsonb,
-  approved_address text,
   created_at timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT trp_transfers_callback_token_key UNIQUE (callback_token)
+  CONSTRAINT trp_transfers_callback_hash_key UNIQUE (callback_hash)
 );
 CREATE UNIQUE INDEX trp_transfers_inbound_request_idx ON trp_transfers (peer_fingerprint, request_identifier)
   WHERE inbound;

@@ -24,7 +24,7 @@ import {
   unwrap,
 } from '../src/sdk.js';
 import { mainSample, notifySample } from '../test/unit/ivms101-fixtures.js';
-import { dim, green, plan, red, run, until } from './demo/steps.js';
+import { green, plan, red, run, until } from './demo/steps.js';
 import { sunrise } from './demo/sunrise.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'trh-demo-'));

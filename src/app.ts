@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyRequest } from 'fastify';
+import Fastify from 'fastify';
 import { Type } from 'typebox';
 import { adminClaimRoutes, claimRoutes } from './claims/routes.js';
 import { ClaimService } from './claims/service.js';
@@ -28,7 +28,12 @@ import { registerJsonBody } from './http/json-body.js';
 import { lazyCompilers } from './http/lazy-compilers.js';
 import { createRegistry, registerHttpMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
-import { answerClientError, answerFrameworkError, registerProblemHandlers } from './http/problem.js';
+import {
+  answerClientError,
+  answerFrameworkError,
+  registerProblemHandlers,
+  setCommonHeaders,
+} from './http/problem.js';
 import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem, problems } from './http/types.js';
 import { PiiSchema } from './ivms101/schema.js';
@@ -41,6 +46,12 @@ import { loadAssetTable } from './transactions/assets.js';
 import { ExpirySweeper } from './transactions/expiry.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { TransactionService } from './transactions/service.js';
+import { TravelAddresses } from './trp/addresses.js';
+import { TrpBridge } from './trp/bridge.js';
+import { TrpCallbacks } from './trp/callbacks.js';
+import { createTrpListener, type TrpListener } from './trp/listener.js';
+import { travelAddressRoutes } from './trp/routes.js';
+import { TrpPeerSender } from './trp/sender.js';
 import { VERSION } from './version.js';
 
 export const BODY_LIMIT = 256 * 1024;
@@ -76,6 +87,8 @@ export interface Hub {
   claims: ClaimService;
   /** What a process with HUB_WORKER runs besides the API: the delivery worker and the expiry sweep. */
   background: { start(): Promise<void>; stop(): Promise<void> };
+  /** The TRP listener (SPEC §16), when HUB_TRP_PORT is set; closing the app closes it. */
+  trp: TrpListener | undefined;
 }
 
 export async function buildApp({ config, db, secrets, logStream, hooks }: BuildOptions): Promise<Hub> {
@@ -118,8 +131,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   app.removeContentTypeParser('text/plain');
   registerJsonBody(app);
   // Set as the request starts (a callback hook: no promise per request), so every answer carries
-  // them, errors included. Answers hold organizations' data (the /pii read: personal data), so no
-  // browser or proxy may keep a copy; the dashboard's static files set their own caching.
+  // them, errors included; the dashboard's static files set their own caching.
   // While the hub shuts down, a request that still arrives on an open connection (pipelined, or
   // on a keep-alive connection) gets 503 UNAVAILABLE as problem+json, and the connection closes.
   let closing = false;
@@ -128,9 +140,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('cache-control', 'no-store');
-    reply.header('x-content-type-options', 'nosniff');
+    setCommonHeaders(request, reply);
     if (closing) {
       reply.header('connection', 'close');
       return done(new AppError('UNAVAILABLE', 'The hub is shutting down; send the request again.'));
@@ -142,25 +152,59 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const assets = assetTable(config.assetTableFile);
   const registry = createRegistry();
   const tokens = new LinkTokens(secrets.masterKey);
+  const allowPrivate = config.allowPrivateEndpoints;
+  const trpCallbacks = config.trp && new TrpCallbacks(config.trp.publicUrl, tokens, allowPrivate);
+  const trpSender =
+    config.trp &&
+    trpCallbacks &&
+    new TrpPeerSender({
+      db,
+      config: config.trp,
+      allowPrivate,
+      assets,
+      callbacks: trpCallbacks,
+      hooks: {
+        readPii: (ref) => transactions.readPii(ref),
+        readReason: (ref) => transactions.readReason(ref),
+      },
+    });
   const deliveries = createDeliveries({
     config,
     db,
     directory,
-    // What deliveries do to transactions: the transaction service below, unless a test says otherwise.
+    trp: trpSender,
+    // What deliveries do to transactions: the transaction service and the TRP bridge below, unless a
+    // test says otherwise.
     hooks: hooks ?? {
       readPii: (ref) => transactions.readPii(ref),
       readReason: (ref) => transactions.readReason(ref),
-      deliveryOutcomes: (tx, delivered) => transactions.deliveryOutcomes(tx, delivered),
+      deliveryOutcomes: async (tx, delivered) => {
+        await transactions.deliveryOutcomes(tx, delivered);
+        await trpBridge?.deliveryOutcomes(tx, delivered);
+      },
     },
     registry,
     log: app.log,
     links: () => tokens.links(config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`),
   });
-  const transactions = new TransactionService(db, secrets.masterKey, deliveries.outbox, {
+  const transactions: TransactionService = new TransactionService(db, secrets.masterKey, deliveries.outbox, {
     lookups: directory.lookups,
     notifyDailyLimit: config.notifyDailyLimit,
     claimHash: (ref) => tokenHash(tokens.claimToken(ref)),
+    trp: () => trpBridge,
   });
+  const trpBridge: TrpBridge | undefined =
+    trpCallbacks &&
+    new TrpBridge({
+      db,
+      masterKey: secrets.masterKey,
+      allowPrivate,
+      assets,
+      callbacks: trpCallbacks,
+      outbox: deliveries.outbox,
+      moves: transactions.trpMoves,
+    });
+  const trp = config.trp && trpBridge && createTrpListener(config.trp, trpBridge, app.log);
   const claims = new ClaimService(db, secrets.masterKey, tokens, directory, transactions.lifecycle);
   const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
   const background = {
@@ -172,7 +216,10 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       await Promise.all([deliveries.worker.stop(), expiry.stop()]);
     },
   };
-  app.addHook('onClose', () => Promise.all([expiry.stop(), deliveries.close()]).then(() => {}));
+  app.addHook('onClose', async () => {
+    await Promise.all([expiry.stop(), deliveries.close(), trp?.close()]);
+    await trpSender?.close();
+  });
   const unwatchDirectory = await directory.watch();
   app.addHook('onClose', () => unwatchDirectory());
 
@@ -191,6 +238,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       { name: 'directory', description: 'Organizations (VASPs) in the network' },
       { name: 'transactions', description: 'Initiate, confirm, decline, share the hash, read' },
       { name: 'webhooks', description: 'Deliveries owed to the caller, redelivery, a signed test event' },
+      { name: 'trp', description: 'The TRP bridge: travel addresses for Travel Rule Protocol VASPs' },
       { name: 'operator', description: 'Operator API (operator key only)' },
       { name: 'operations', description: 'Health, readiness and metrics' },
     ],
@@ -257,13 +305,14 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
   transactionRoutes(app, transactions, assets);
+  travelAddressRoutes(app, new TravelAddresses(db, config.trp));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
   deliveries.registerRoutes(app);
   await dashboardRoutes(app);
   await docsRoutes(app);
 
-  return { app, directory, transactions, deliveries, claims, background };
+  return { app, directory, transactions, deliveries, claims, background, trp };
 }
 
 /** `http://host:port` the app listens on, once it does. */

@@ -90,6 +90,8 @@ export interface OrgFixture {
 
 export class TestHub {
   url = '';
+  /** The TRP listener's address, when the suite set HUB_TRP_PORT. */
+  trpUrl = '';
   hub!: Hub;
   db!: Database;
   readonly logs: string[] = [];
@@ -149,6 +151,8 @@ export class TestHub {
       logStream,
     });
     this.url = await this.hub.app.listen({ port: 0, host: '127.0.0.1' });
+    // With HUB_TRP_PORT in the suite's env: the TRP listener too.
+    if (this.hub.trp) this.trpUrl = await this.hub.trp.listen('127.0.0.1');
     // The delivery worker runs unless the suite passes HUB_WORKER: 'false'.
     if (this.config.worker) await this.hub.background.start();
   }
@@ -215,7 +219,9 @@ export class TestHub {
   acknowledgeReceived(ref: string): Promise<void> {
     const received = { channel: 'webhook', event: 'received', organizationId: '', transactionRef: ref };
     return this.db.transaction((tx) =>
-      this.hub.transactions.deliveryOutcomes(tx, [{ message: { ...received, payload: {} } as OutboxMessage }]),
+      this.hub.transactions.deliveryOutcomes(tx, [
+        { message: { ...received, payload: {} } as OutboxMessage },
+      ]),
     );
   }
 

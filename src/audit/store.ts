@@ -16,7 +16,14 @@ export type Actor = `operator:${string}` | `org:${string}` | `claim:${string}` |
 export interface AuditEvent {
   actor: Actor;
   action: string;
-  subjectType: 'organization' | 'api_key' | 'webhook_secret' | 'transaction' | 'operator' | 'application';
+  subjectType:
+    | 'organization'
+    | 'api_key'
+    | 'webhook_secret'
+    | 'transaction'
+    | 'operator'
+    | 'application'
+    | 'travel_address';
   subjectId: string;
   details?: Record<string, unknown>;
 }

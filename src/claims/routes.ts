@@ -87,7 +87,7 @@ export function claimRoutes(app: HubApp, claims: ClaimService, failed: Failed) {
         summary: 'A member claims the NOTIFY transaction of the link with its own key',
         description: 'Uses the link up. The transaction then follows MAIN: `received` goes to the member.',
         params: TokenParams,
-        response: { 200: AttachResult, ...problems(400, 404) },
+        response: { 200: AttachResult, ...problems(400, 404, 409) },
       },
     },
     (request) => counted(request, () => claims.attach(request.params.token, orgOf(request))),
@@ -104,7 +104,7 @@ export function claimRoutes(app: HubApp, claims: ClaimService, failed: Failed) {
         summary: 'Show an approved applicant its API key and webhook secret, once (no key)',
         params: TokenParams,
         body: EmptyBody,
-        response: { 200: Credentials, ...problems(400, 404) },
+        response: { 200: Credentials, ...problems(400, 404, 415) },
       },
     },
     (request) => {

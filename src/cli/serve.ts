@@ -34,7 +34,7 @@ async function start(config: Config): Promise<void> {
   opening.catch(() => {}); // awaited below; this only keeps an early failure from being "unhandled"
   const { buildApp } = await import('../app.js');
   const db = await opening;
-  const { app, background } = await buildApp({ config, db, secrets });
+  const { app, background, trp } = await buildApp({ config, db, secrets });
   await app.listen({ port: config.port, host: config.host }).catch((err: Error) => {
     throw new ConfigError(`HOST/PORT: cannot listen on ${config.host}:${config.port}: ${err.message}`);
   });
@@ -47,6 +47,16 @@ async function start(config: Config): Promise<void> {
     `Compliance dashboard: ${base}/ui/`,
     databaseLine(config, migrated),
   ];
+  if (trp && config.trp) {
+    const at = await trp.listen(config.host).catch((err: Error) => {
+      throw new ConfigError(
+        `HUB_TRP_PORT: cannot listen on ${config.host}:${config.trp?.port}: ${err.message}`,
+      );
+    });
+    lines.push(
+      `TRP listener: ${at} (public ${config.trp.publicUrl}${config.trp.mtls ? '' : '; HUB_TRP_MTLS=false: no client certificates'})`,
+    );
+  }
   const keyLine = generatedKeyLine(secrets, config);
   if (keyLine) lines.push(keyLine);
   if (config.worker) await background.start();

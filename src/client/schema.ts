@@ -2183,6 +2183,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Rate limited (RATE_LIMITED) */
                 429: {
                     headers: {
@@ -2275,6 +2284,24 @@ export interface paths {
                 };
                 /** @description Not found (NOT_FOUND) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3049,6 +3076,8 @@ export interface paths {
                             transactions: {
                                 beneficiaryVASPdid: string | null;
                                 beneficiaryVASPid: string | null;
+                                /** @description CANCELLED: why, when the originator (or the TRP peer that sent it) said. */
+                                cancelReason?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                                 declineReason?: {
@@ -3063,8 +3092,8 @@ export interface paths {
                                 /** @description Whether the message that tells the counterparty got through. */
                                 delivery: {
                                     attempts: number;
-                                    /** @description What the last failed attempt ran into, as a class; never the answer itself. */
-                                    lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp") | null;
+                                    /** @description What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP peer answered 2xx with something that is not a TRP answer. */
+                                    lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp" | "invalid-answer") | null;
                                     nextAttemptAt: string | null;
                                     /**
                                      * @description pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: no such message (no endpoint to send to, or withdrawn when the transaction ended).
@@ -3072,7 +3101,8 @@ export interface paths {
                                      */
                                     state: "pending" | "delivered" | "retrying" | "failed" | "not-applicable";
                                 };
-                                destination: string;
+                                /** @description The payment address; null for a TRP transfer until its beneficiary approves with one. */
+                                destination: string | null;
                                 originatorVASPdid: string;
                                 /** @enum {string} */
                                 protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
@@ -3085,7 +3115,8 @@ export interface paths {
                                 transactionAsset: string;
                                 transactionAssetDecimals: number;
                                 transactionBlockchainInfo: {
-                                    destination: string;
+                                    /** @description Required but for TRP, whose beneficiary gives the payment address when it approves. */
+                                    destination?: string;
                                     origin?: string;
                                     /** @description Blockchain hash of the transfer. */
                                     txHash?: string;
@@ -3176,6 +3207,8 @@ export interface paths {
                         "application/json": {
                             beneficiaryVASPdid: string | null;
                             beneficiaryVASPid: string | null;
+                            /** @description CANCELLED: why, when the originator (or the TRP peer that sent it) said. */
+                            cancelReason?: string;
                             /** Format: date-time */
                             createdAt: string;
                             declineReason?: {
@@ -3190,8 +3223,8 @@ export interface paths {
                             /** @description Whether the message that tells the counterparty got through. */
                             delivery: {
                                 attempts: number;
-                                /** @description What the last failed attempt ran into, as a class; never the answer itself. */
-                                lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp") | null;
+                                /** @description What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP peer answered 2xx with something that is not a TRP answer. */
+                                lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp" | "invalid-answer") | null;
                                 nextAttemptAt: string | null;
                                 /**
                                  * @description pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: no such message (no endpoint to send to, or withdrawn when the transaction ended).
@@ -3199,7 +3232,8 @@ export interface paths {
                                  */
                                 state: "pending" | "delivered" | "retrying" | "failed" | "not-applicable";
                             };
-                            destination: string;
+                            /** @description The payment address; null for a TRP transfer until its beneficiary approves with one. */
+                            destination: string | null;
                             history: {
                                 /** @description DID of the organization that caused the change, or `hub`. */
                                 actor: string;
@@ -3225,7 +3259,8 @@ export interface paths {
                             transactionAsset: string;
                             transactionAssetDecimals: number;
                             transactionBlockchainInfo: {
-                                destination: string;
+                                /** @description Required but for TRP, whose beneficiary gives the payment address when it approves. */
+                                destination?: string;
                                 origin?: string;
                                 /** @description Blockchain hash of the transfer. */
                                 txHash?: string;
@@ -3235,6 +3270,24 @@ export interface paths {
                              * @description Reference generated by the hub.
                              */
                             transactionRef: string;
+                            trp?: {
+                                /**
+                                 * @description outbound: a member pays a TRP VASP; inbound: a TRP VASP pays a member.
+                                 * @enum {string}
+                                 */
+                                direction: "outbound" | "inbound";
+                                peer: {
+                                    /** @description Inbound: the subject of the client certificate it sent the inquiry with. */
+                                    certificateSubject: string | null;
+                                    /** @description The peer’s host, from the travel address (outbound) or its callback (inbound). */
+                                    host: string;
+                                    /** @description From the peer’s /identity, once read. */
+                                    lei: string | null;
+                                    /** @description From the peer’s /identity, once read. */
+                                    name: string | null;
+                                };
+                                travelAddress: string | null;
+                            };
                             /** Format: date-time */
                             updatedAt: string;
                         };
@@ -3380,6 +3433,143 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an inbound TRP transfer with the address to pay (beneficiary)
+         * @description TRP only (SPEC §16): from RECEIVER_NOTIFIED to CONFIRMED; the hub sends TRP’s `approved` resolution, with this address, to the sending VASP. To refuse, use decline.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Repeat a request safely: same key and body within 24 h returns the first answer. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Where the originator is to pay: the beneficiary’s blockchain address. */
+                        address: string;
+                        /**
+                         * Format: uuid
+                         * @description Reference generated by the hub.
+                         */
+                        transactionRef: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            address: string;
+                            /** @enum {string} */
+                            protocol: "TRP";
+                            /** @enum {string} */
+                            status: "CONFIRMED";
+                            /**
+                             * Format: uuid
+                             * @description Reference generated by the hub.
+                             */
+                            transactionRef: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -3667,7 +3857,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a CONFIRMED transaction (beneficiary); the originator is informed */
+        /** Decline a CONFIRMED transaction, or an inbound TRP one before approving it (beneficiary); the originator is informed */
         post: {
             parameters: {
                 query?: never;
@@ -3816,8 +4006,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start a transaction under MAIN, BASIC or NOTIFY
-         * @description Validates the request (protocol table, asset and amount, IVMS101 `pii`), stores it with the personal data encrypted, and queues the `received` webhook (MAIN, BASIC) or the NOTIFY e-mail. Every problem found is listed in the 400 answer.
+         * Start a transaction under MAIN, BASIC, NOTIFY or TRP
+         * @description Validates the request (protocol table, asset and amount, IVMS101 `pii`), stores it with the personal data encrypted, and queues the `received` webhook (MAIN, BASIC), the NOTIFY e-mail, or the TRP inquiry to the `travelAddress`’s VASP (TRP: no destination; the beneficiary VASP gives it when it approves). Every problem found is listed in the 400 answer.
          */
         post: {
             parameters: {
@@ -3843,7 +4033,7 @@ export interface paths {
                         notificationEmail?: string;
                         pii: components["schemas"]["Pii"];
                         /** @enum {string} */
-                        protocol: "MAIN" | "BASIC" | "NOTIFY";
+                        protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
                         /**
                          * @description Decimal string in whole asset units; never a number.
                          * @example 1250.5
@@ -3857,11 +4047,14 @@ export interface paths {
                         /** @example 6 */
                         transactionAssetDecimals: number;
                         transactionBlockchainInfo: {
-                            destination: string;
+                            /** @description Required but for TRP, whose beneficiary gives the payment address when it approves. */
+                            destination?: string;
                             origin?: string;
                             /** @description Blockchain hash of the transfer. */
                             txHash?: string;
                         };
+                        /** @description TRP only (required there): the beneficiary VASP’s travel address (`ta…`, or an older peer’s LNURL). */
+                        travelAddress?: string;
                     };
                 };
             };
@@ -3875,7 +4068,8 @@ export interface paths {
                         "application/json": {
                             beneficiaryVASPdid: string | null;
                             beneficiaryVASPid: string | null;
-                            destination: string;
+                            /** @description null for TRP until the beneficiary approves. */
+                            destination: string | null;
                             /** @enum {string} */
                             protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
                             /**
@@ -4108,6 +4302,330 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/travel-addresses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization’s travel addresses, newest first (revoked and expired ones too) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description 1–100, default 50 */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            nextCursor: string | null;
+                            travelAddresses: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description After this, inquiries to it get 404.
+                                 */
+                                expiresAt?: string;
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Revoked: inquiries get 404.
+                                 */
+                                revokedAt?: string;
+                                /** @description What the member’s customer hands to the sending VASP: `ta` + base58check of the URL. */
+                                travelAddress: string;
+                                /** @description The inquiry URL the travel address encodes (on the hub’s TRP listener). */
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Mint a travel address for a customer: TRP VASPs send inquiries to it
+         * @description Needs the organization’s publicKey and travelEndpoint: an inquiry becomes a TRP transaction with the member as beneficiary, announced by `received` with the personal data encrypted for the key. 404 when the hub has no TRP bridge.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the address stops taking inquiries; none: never.
+                         */
+                        expiresAt?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description After this, inquiries to it get 404.
+                             */
+                            expiresAt?: string;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description Revoked: inquiries get 404.
+                             */
+                            revokedAt?: string;
+                            /** @description What the member’s customer hands to the sending VASP: `ta` + base58check of the URL. */
+                            travelAddress: string;
+                            /** @description The inquiry URL the travel address encodes (on the hub’s TRP listener). */
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/travel-addresses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a travel address: later inquiries to it get 404 (transfers already made go on) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description After this, inquiries to it get 404.
+                             */
+                            expiresAt?: string;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description Revoked: inquiries get 404.
+                             */
+                            revokedAt?: string;
+                            /** @description What the member’s customer hands to the sending VASP: `ta` + base58check of the URL. */
+                            travelAddress: string;
+                            /** @description The inquiry URL the travel address encodes (on the hub’s TRP listener). */
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/deliveries": {
         parameters: {
             query?: never;
@@ -4125,7 +4643,7 @@ export interface paths {
                     /** @description `nextCursor` of the previous page. */
                     cursor?: string;
                     /** @description Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`. */
-                    event?: "received" | "confirmed-data" | "declined" | "cancelled" | "expired" | "beneficiary-joined" | "tx-hash";
+                    event?: "received" | "confirmed-data" | "declined" | "cancelled" | "expired" | "approved" | "beneficiary-joined" | "tx-hash";
                     /** @description 1–100, default 50 */
                     limit?: string;
                     /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired). */
@@ -4344,6 +4862,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    approved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST {travelEndpoint}/v1/notify/approved to the originator
+         * @description The beneficiary VASP of a TRP transfer approved it: pay to the address it gave. Signed with Standard Webhooks; any 2xx counts as delivered, anything else is retried.
+         */
+        post: operations["webhook-approved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "beneficiary-joined": {
         parameters: {
             query?: never;
@@ -4475,7 +5013,7 @@ export interface webhooks {
         put?: never;
         /**
          * POST {travelEndpoint}/v1/notify/received to the beneficiary
-         * @description A MAIN or BASIC transaction was initiated. MAIN: transfer metadata only; BASIC: the personal data too, encrypted for the beneficiary’s publicKey. Signed with Standard Webhooks; any 2xx counts as delivered, anything else is retried.
+         * @description A MAIN or BASIC transaction was initiated, or a TRP VASP sent an inquiry to one of the beneficiary’s travel addresses. MAIN: transfer metadata only; BASIC and TRP: the personal data too, encrypted for the beneficiary’s publicKey. Signed with Standard Webhooks; any 2xx counts as delivered, anything else is retried.
          */
         post: operations["webhook-received"];
         delete?: never;
@@ -4507,6 +5045,17 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        ApprovedWebhook: {
+            /** @description Where to pay, as the beneficiary VASP chose it. */
+            address: string;
+            /** @constant */
+            status: "CONFIRMED";
+            /**
+             * Format: uuid
+             * @description Reference generated by the hub.
+             */
+            transactionRef: string;
+        };
         BeneficiaryJoinedWebhook: {
             /** @description DID of the organization. */
             beneficiaryVASPdid: string;
@@ -5019,11 +5568,11 @@ export interface components {
             /** @description DID of the beneficiary VASP; null for a NOTIFY beneficiary outside the directory. */
             beneficiaryVASPdid: string | null;
             ivms101_data: {
-                /** @description BASIC only: the IVMS101 personal data as a JWE (compact serialization) for the beneficiary’s publicKey. */
+                /** @description BASIC and TRP: the IVMS101 personal data as a JWE (compact serialization) for the beneficiary’s publicKey. */
                 encryptedPii?: string;
                 transactionBlockchainInfo: {
-                    /** @description Destination blockchain address. */
-                    destination: string;
+                    /** @description Destination blockchain address; absent for TRP, whose beneficiary names it when it approves. */
+                    destination?: string;
                     /** @description Origin blockchain address, when the originator gave one. */
                     origin?: string;
                 };
@@ -5063,6 +5612,35 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "webhook-approved": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Message id (`msg_…`): the same on every attempt of a message; de-duplicate on it. */
+                "webhook-id": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}">` keyed with your `whsec_` secret; one per active secret, space-separated, while a rotation overlaps. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Processed (any 2xx answer counts). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook-beneficiary-joined": {
         parameters: {
             query?: never;

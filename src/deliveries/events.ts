@@ -10,7 +10,7 @@
  * Events whose body carries some list it in `adds`; the worker's prepare stage reads it from the
  * sealed transaction just before sending.
  */
-import { type Static, type TObject, Type } from 'typebox';
+import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import { DOCUMENTED_AS } from '../http/documented-as.js';
 import { DeclineReason, Protocol, Ref } from '../transactions/schemas.js';
 
@@ -47,7 +47,12 @@ const NullableDid = Type.Union([Type.String(), Type.Null()], {
 });
 
 const BlockchainInfo = Type.Object({
-  destination: Type.String({ description: 'Destination blockchain address.' }),
+  destination: Type.Optional(
+    Type.String({
+      description:
+        'Destination blockchain address; absent for TRP, whose beneficiary names it when it approves.',
+    }),
+  ),
   origin: Type.Optional(
     Type.String({ description: 'Origin blockchain address, when the originator gave one.' }),
   ),
@@ -79,7 +84,7 @@ const confirmedFields = {
 export const WEBHOOK_EVENTS = {
   received: webhookEvent({
     to: 'beneficiary',
-    when: 'A MAIN or BASIC transaction was initiated. MAIN: transfer metadata only; BASIC: the personal data too, encrypted for the beneficiary’s publicKey.',
+    when: 'A MAIN or BASIC transaction was initiated, or a TRP VASP sent an inquiry to one of the beneficiary’s travel addresses. MAIN: transfer metadata only; BASIC and TRP: the personal data too, encrypted for the beneficiary’s publicKey.',
     payload: Type.Object({
       ...receivedFields,
       ivms101_data: Type.Object({ transactionBlockchainInfo: BlockchainInfo }),
@@ -91,7 +96,7 @@ export const WEBHOOK_EVENTS = {
         encryptedPii: Type.Optional(
           Type.String({
             description:
-              'BASIC only: the IVMS101 personal data as a JWE (compact serialization) for the beneficiary’s publicKey.',
+              'BASIC and TRP: the IVMS101 personal data as a JWE (compact serialization) for the beneficiary’s publicKey.',
           }),
         ),
       }),
@@ -146,6 +151,15 @@ export const WEBHOOK_EVENTS = {
     to: 'both',
     when: 'No state change for HUB_PENDING_EXPIRY: to the originator, and to the beneficiary if it had been told.',
     payload: Type.Object({ transactionRef: Ref, status: Type.Literal('EXPIRED') }),
+  }),
+  approved: webhookEvent({
+    to: 'originator',
+    when: 'The beneficiary VASP of a TRP transfer approved it: pay to the address it gave.',
+    payload: Type.Object({
+      transactionRef: Ref,
+      status: Type.Literal('CONFIRMED'),
+      address: Type.String({ description: 'Where to pay, as the beneficiary VASP chose it.' }),
+    }),
   }),
   'beneficiary-joined': webhookEvent({
     to: 'originator',
@@ -248,7 +262,7 @@ export type EmailEvent = keyof typeof EMAIL_EVENTS;
 export const EMAIL_EVENT_NAMES = Object.keys(EMAIL_EVENTS) as EmailEvent[];
 export type EmailPayload<E extends EmailEvent> = Static<(typeof EMAIL_EVENTS)[E]['payload']>;
 
-interface TrpMessageDef<P extends TObject = TObject> {
+interface TrpMessageDef<P extends TSchema = TSchema> {
   readonly when: string;
   readonly payload: P;
 }
@@ -264,20 +278,17 @@ export const TRP_MESSAGES = {
     payload: Type.Object({ transactionRef: Ref }),
   },
   'trp-resolution': {
-    when: 'A member approved (with the payment address) or declined an inbound TRP transfer: to the peer’s callback.',
-    payload: Type.Object({
-      transactionRef: Ref,
-      approved: Type.Optional(Type.Object({ address: Type.String() })),
-      rejected: Type.Optional(Type.String()),
-    }),
+    when: 'A member approved (with the payment address) or declined an inbound TRP transfer, or it expired undecided: to the peer’s callback.',
+    // The address is the transaction's destination; a rejection's text is its sealed reason, read at send time.
+    payload: Type.Object({ transactionRef: Ref, decision: Type.Enum(['approved', 'rejected']) }),
   },
   'trp-confirmation': {
     when: 'The originator shared the hash, or cancelled, after the peer approved: `txid` or `canceled` to the approval’s callback.',
-    payload: Type.Object({
-      transactionRef: Ref,
-      txid: Type.Optional(Type.String()),
-      canceled: Type.Optional(Type.String()),
-    }),
+    // A cancellation's text is the transaction's sealed reason, read at send time.
+    payload: Type.Union([
+      Type.Object({ transactionRef: Ref, txid: Type.String() }),
+      Type.Object({ transactionRef: Ref, canceled: Type.Literal(true) }),
+    ]),
   },
   'trp-identity': {
     when: 'A TRP peer sent an inquiry: its /identity is read, for its name and LEI.',

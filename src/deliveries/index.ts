@@ -16,7 +16,7 @@ import { type RecipientSource, WebhookPreparer } from './prepare.js';
 import { adminDeliveryRoutes, deliveryRoutes } from './routes.js';
 import { WebhookSender } from './sender.js';
 import { DeliveryService } from './service.js';
-import type { WorkerLog } from './types.js';
+import type { TrpSender, WorkerLog } from './types.js';
 import { DeliveryWorker, type WorkerOptions } from './worker.js';
 
 export type { DeliveryHooks } from './hooks.js';
@@ -30,6 +30,8 @@ export interface DeliveriesOptions {
   log: WorkerLog;
   /** Where an outside exchange can join the hub (NOTIFY e-mail): HUB_PUBLIC_URL or the listen URL. */
   links: () => EmailLinks;
+  /** Sends the TRP messages (the TRP bridge), when HUB_TRP_PORT is set. */
+  trp?: TrpSender | undefined;
   /** Worker tuning (tests). */
   worker?: Partial<
     Pick<
@@ -60,6 +62,7 @@ export function createDeliveries(o: DeliveriesOptions): Deliveries {
     preparer,
     sender,
     mailer,
+    ...(o.trp ? { trp: o.trp } : {}),
     hooks: o.hooks,
     metrics,
     log: o.log,

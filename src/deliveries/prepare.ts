@@ -76,8 +76,14 @@ export class WebhookPreparer {
   ): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; error: string }> {
     let body: Record<string, unknown> = m.payload;
     for (const addition of WEBHOOK_EVENTS[m.event].adds) {
-      if (addition === 'encryptedPii' && m.event === 'received' && m.payload.protocol === 'BASIC') {
-        if (!recipient.publicKey) return { ok: false, error: 'organization has no publicKey for BASIC data' };
+      if (
+        addition === 'encryptedPii' &&
+        m.event === 'received' &&
+        (m.payload.protocol === 'BASIC' || m.payload.protocol === 'TRP')
+      ) {
+        if (!recipient.publicKey) {
+          return { ok: false, error: `organization has no publicKey for ${m.payload.protocol} data` };
+        }
         const pii = await this.hooks.readPii(requireRef(m.transactionRef));
         const data = m.payload.ivms101_data;
         const encryptedPii = await encryptForParticipant(recipient.publicKey, pii);

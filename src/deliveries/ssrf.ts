@@ -262,15 +262,25 @@ export function validateEndpointUrl(url: string, allowPrivate: boolean): string 
   const problem = urlProblem(parsed, allowPrivate);
   if (problem) return `travelEndpoint ${problem.replace(/^URL /, '')}`;
   if (url.includes('?') || url.includes('#')) return 'travelEndpoint must not have a query or fragment';
+  const target = targetProblem(parsed, allowPrivate);
+  return target === null ? null : `travelEndpoint ${target}`;
+}
+
+/**
+ * The check without DNS of any URL the hub will send to (a TRP peer's inquiry URL or callback):
+ * https (http too when private targets are allowed), and unless they are, neither localhost nor an
+ * IP literal that is not public. Returns a message such as "must use https", or null.
+ */
+export function targetProblem(url: URL, allowPrivate: boolean): string | null {
+  const problem = urlProblem(url, allowPrivate);
+  if (problem) return problem.replace(/^URL /, '');
   if (allowPrivate) return null;
-  const host = hostOf(parsed);
+  const host = hostOf(url);
   const name = host.endsWith('.') ? host.slice(0, -1) : host;
-  if (name === 'localhost' || name.endsWith('.localhost')) {
-    return 'travelEndpoint must not point at localhost';
-  }
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'must not point at localhost';
   if (isIpLiteral(host)) {
     const label = classifyAddress(host);
-    if (label !== null) return `travelEndpoint must not point at a non-public address (${label})`;
+    if (label !== null) return `must not point at a non-public address (${label})`;
   }
   return null;
 }

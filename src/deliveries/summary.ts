@@ -1,7 +1,8 @@
 /**
  * Whether a transaction's messages got through, as a party may see it (SPEC §17 `delivery`): the
- * originator about the message that tells the beneficiary (`received`, or the NOTIFY e-mail), the
- * beneficiary about the latest message owed to the originator. State, attempts, a class of the
+ * originator about the message that tells the beneficiary (`received`, the NOTIFY e-mail, or the
+ * inquiry to a TRP peer), the beneficiary about the latest message owed to the originator (a webhook,
+ * or to a TRP peer the resolution). State, attempts, a class of the
  * last error and the next attempt; never a payload, an endpoint or a receiver's answer.
  */
 import { Type } from 'typebox';
@@ -18,8 +19,23 @@ export const DeliverySummary = Type.Object(
     }),
     attempts: Type.Integer({ minimum: 0 }),
     lastError: Type.Union(
-      [Type.Enum(['timeout', 'connection', 'http-5xx', 'http-4xx', 'refused-target', 'smtp']), Type.Null()],
-      { description: 'What the last failed attempt ran into, as a class; never the answer itself.' },
+      [
+        Type.Enum([
+          'timeout',
+          'connection',
+          'http-5xx',
+          'http-4xx',
+          'refused-target',
+          'smtp',
+          'invalid-answer',
+        ]),
+        Type.Null(),
+      ],
+      {
+        description:
+          'What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP ' +
+          'peer answered 2xx with something that is not a TRP answer.',
+      },
     ),
     nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
@@ -27,7 +43,14 @@ export const DeliverySummary = Type.Object(
 );
 
 export type DeliveryState = 'pending' | 'delivered' | 'retrying' | 'failed' | 'not-applicable';
-export type ErrorClass = 'timeout' | 'connection' | 'http-5xx' | 'http-4xx' | 'refused-target' | 'smtp';
+export type ErrorClass =
+  | 'timeout'
+  | 'connection'
+  | 'http-5xx'
+  | 'http-4xx'
+  | 'refused-target'
+  | 'smtp'
+  | 'invalid-answer';
 export interface Summary {
   state: DeliveryState;
   attempts: number;
@@ -52,13 +75,17 @@ export function errorClass(
   if (error.startsWith('timeout') || error.startsWith('not sent: no free connection')) return 'timeout';
   if (channel === 'email') return 'smtp';
   if (statusCode !== null && statusCode >= 500) return 'http-5xx';
+  if (statusCode !== null && statusCode < 300) return 'invalid-answer';
   if (statusCode !== null) return 'http-4xx';
   if (error.startsWith('target refused') || error.startsWith('organization ')) return 'refused-target';
   return 'connection';
 }
 
 /** SQL: a delivery row `d` that tells the beneficiary of its transaction. */
-const TELLS_BENEFICIARY = `((d.channel = 'webhook' AND d.event = 'received') OR (d.channel = 'email' AND d.event = 'notify'))`;
+const TELLS_BENEFICIARY = `((d.channel = 'webhook' AND d.event = 'received') OR (d.channel = 'email' AND d.event = 'notify')
+  OR (d.channel = 'trp' AND d.event = 'trp-inquiry'))`;
+/** SQL: a delivery row `d` that answers the TRP peer that originated its transaction. */
+const ANSWERS_TRP_PEER = `(d.channel = 'trp' AND d.event = 'trp-resolution')`;
 
 /** SQL: rows of `d` that are failing: every attempt failed, or the last one did and another is planned. */
 export const FAILING = `(d.status = 'FAILED' OR (d.status IN ('PENDING', 'HELD') AND d.attempts > 0))`;
@@ -70,17 +97,19 @@ export const FAILING = `(d.status = 'FAILED' OR (d.status IN ('PENDING', 'HELD')
 export function deliveryFailing(viewer: string): string {
   return `EXISTS (SELECT 1 FROM deliveries d WHERE d.transaction_ref = t.ref AND ${FAILING}
             AND CASE WHEN t.originator_id = ${viewer} THEN ${TELLS_BENEFICIARY}
+                     WHEN t.originator_id IS NULL THEN ${ANSWERS_TRP_PEER}
                      ELSE d.channel = 'webhook' AND d.organization_id = t.originator_id END)`;
 }
 
 /** Each transaction's summary as `viewerId` (its originator or beneficiary) may see it. */
 export async function deliverySummaries(
   q: Queryable,
-  transactions: readonly { ref: string; originatorId: string }[],
+  transactions: readonly { ref: string; originatorId: string | null }[],
   viewerId: string,
 ): Promise<Map<string, Summary>> {
   const asOriginator = transactions.filter((t) => t.originatorId === viewerId).map((t) => t.ref);
-  const asBeneficiary = transactions.filter((t) => t.originatorId !== viewerId);
+  const asBeneficiary = transactions.filter((t) => t.originatorId !== viewerId && t.originatorId !== null);
+  const fromTrpPeers = transactions.filter((t) => t.originatorId === null).map((t) => t.ref);
   if (transactions.length === 0) return new Map();
   const rows = await q.query(
     `SELECT DISTINCT ON (d.transaction_ref) d.transaction_ref, d.channel, d.status, d.attempts, d.next_attempt_at,
@@ -91,8 +120,13 @@ export async function deliverySummaries(
       WHERE (d.transaction_ref = ANY ($1::uuid[]) AND ${TELLS_BENEFICIARY})
          OR (d.channel = 'webhook' AND (d.transaction_ref, d.organization_id) IN (
                SELECT (x->>'ref')::uuid, (x->>'originatorId')::uuid FROM jsonb_array_elements($2::jsonb) x))
+         OR (d.transaction_ref = ANY ($3::uuid[]) AND ${ANSWERS_TRP_PEER})
       ORDER BY d.transaction_ref, d.seq DESC`,
-    [asOriginator, JSON.stringify(asBeneficiary.map(({ ref, originatorId }) => ({ ref, originatorId })))],
+    [
+      asOriginator,
+      JSON.stringify(asBeneficiary.map(({ ref, originatorId }) => ({ ref, originatorId }))),
+      fromTrpPeers,
+    ],
   );
   const out = new Map<string, Summary>();
   for (const r of rows) out.set(r.transaction_ref as string, summaryOf(r));

@@ -22,7 +22,6 @@
 
 import type { FieldProblem } from '../text/json-pointer.js';
 import {
-  at,
   type Check,
   check,
   checkObject,

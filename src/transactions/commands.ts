@@ -7,7 +7,7 @@
  */
 import { recordAudit } from '../audit/store.js';
 import type { Queryable } from '../db/database.js';
-import { type OutboxMessage, webhook } from '../deliveries/events.js';
+import { type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue } from '../deliveries/outbox.js';
 import { AppError } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
@@ -76,7 +76,10 @@ export class TransactionCommands {
         { actorId: orgId, actor: t.beneficiaryDid ?? orgId, sealedReason },
         { sealedReason },
       );
-      if (await hasEndpoint(tx, t.originatorId)) {
+      if (t.flow === 'TRP_IN') {
+        // The originator is a TRP peer: it hears of the decline as TRP's rejection.
+        await enqueue(tx, [trp('trp-resolution', t.ref, { transactionRef: t.ref, decision: 'rejected' })]);
+      } else if (t.originatorId !== null && (await hasEndpoint(tx, t.originatorId))) {
         await enqueue(tx, [
           webhook('declined', t.originatorId, t.ref, {
             transactionRef: t.ref,
@@ -105,7 +108,13 @@ export class TransactionCommands {
         throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
       }
       await auditTxHash(tx, orgId, t.ref);
-      if (t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
+      if (t.flow === 'TRP_OUT') {
+        // The beneficiary is a TRP peer: it hears of the hash as TRP's confirmation, once it approved
+        // (before that, the approval's handling sends it).
+        if (t.status === 'CONFIRMED') {
+          await enqueue(tx, [trp('trp-confirmation', t.ref, { transactionRef: t.ref, txid: body.txHash })]);
+        }
+      } else if (t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
         await enqueue(tx, [
           webhook('tx-hash', t.beneficiaryId, t.ref, { transactionRef: t.ref, txHash: body.txHash }),
         ]);

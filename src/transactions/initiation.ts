@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
-import { email, type OutboxMessage, webhook } from '../deliveries/events.js';
+import { email, type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import type { Outbox } from '../deliveries/outbox.js';
 import type { Organization } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
@@ -24,6 +24,23 @@ import type { InitiateRequest, InitiateResponse } from './schemas.js';
 export interface OrgLookups {
   byId(id: string): Promise<Organization | undefined>;
   byDid(did: string): Promise<Organization | undefined>;
+}
+
+/** Where an outbound TRP transfer's inquiry goes (SPEC §16): the decoded, checked travel address. */
+export interface TrpTarget {
+  travelAddress: string;
+  /** The inquiry URL the travel address encodes. */
+  url: string;
+  /** How the beneficiary VASP is named on the transaction: `did:web:` of the URL's host. */
+  did: string;
+}
+
+/** The TRP bridge's part in an outbound TRP initiation (src/trp/bridge.ts). */
+export interface TrpOutbound {
+  /** The inquiry's target and whether the asset can travel by TRP; throws a 400 or 422 AppError. */
+  target(body: InitiateRequest): TrpTarget;
+  /** Writes the transfer's own row beside the new transaction, in its database transaction. */
+  record(tx: Queryable, ref: string, target: TrpTarget): Promise<void>;
 }
 
 export const lookupsIn = (q: Queryable): OrgLookups => ({
@@ -47,6 +64,8 @@ export class Initiations {
       notifyDailyLimit: number;
       /** The hash of a NOTIFY transaction's claim-link token (claims/tokens.ts). */
       claimHash: (ref: string) => Buffer;
+      /** The TRP bridge; undefined when the hub has none (HUB_TRP_PORT unset). */
+      trp: () => TrpOutbound | undefined;
     },
   ) {
     // One batch at a time; on a database server the next batch goes out before this one's callers
@@ -62,6 +81,7 @@ export class Initiations {
     body: InitiateRequest,
     idem?: IdempotencyKey,
   ): Promise<InitiateResponse> {
+    if (body.protocol === 'TRP') return this.trpOutbound(originatorId, body, idem);
     if (
       body.protocol === 'NOTIFY' &&
       (await this.lookups.byId(originatorId))?.organizationType !== 'verified'
@@ -125,6 +145,63 @@ export class Initiations {
   }
 
   /**
+   * An outbound TRP transfer (SPEC §16): alone (it is rare beside the hot path), with the transfer's
+   * row, and the inquiry as its first message. The beneficiary VASP is outside the directory: it is
+   * named by the travel address's host, and the payment address comes with its approval.
+   */
+  private trpOutbound(originatorId: string, body: InitiateRequest, idem?: IdempotencyKey) {
+    const bridge = this.options.trp();
+    if (!bridge) {
+      throw new AppError(
+        'UNKNOWN_COUNTERPARTY',
+        'This hub does not reach TRP VASPs: its operator has not enabled the TRP bridge (HUB_TRP_PORT).',
+      );
+    }
+    const target = bridge.target(body);
+    return this.idempotency.run(originatorId, idem, async (tx) => {
+      const originator = await findOrganization(tx, originatorId);
+      if (!originator) throw new AppError('UNAUTHENTICATED', 'The calling organization no longer exists.');
+      const ref = randomUUID();
+      const initiation: store.Initiation = {
+        record: {
+          ref,
+          protocol: 'TRP',
+          originatorId,
+          originatorDid: originator.vaspDid,
+          beneficiaryId: null,
+          beneficiaryVaspId: null,
+          beneficiaryDid: target.did,
+          asset: body.transactionAsset,
+          assetDecimals: body.transactionAssetDecimals,
+          amount: body.transactionAmount,
+          origin: body.transactionBlockchainInfo.origin ?? null,
+          destination: null,
+          txHash: body.transactionBlockchainInfo.txHash ?? null,
+          notificationEmail: null,
+        },
+        sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
+        message: trp('trp-inquiry', ref, { transactionRef: ref }),
+      };
+      await store.insertInitiations(
+        tx,
+        [initiation],
+        this.outbox.plan([initiation.message], { lease: false }),
+      );
+      await bridge.record(tx, ref, target);
+      return {
+        transactionRef: ref,
+        status: 'NEW' as const,
+        protocol: 'TRP' as const,
+        transactionAsset: body.transactionAsset,
+        transactionAmount: body.transactionAmount,
+        beneficiaryVASPid: null,
+        beneficiaryVASPdid: target.did,
+        destination: null,
+      };
+    });
+  }
+
+  /**
    * Writes a batch in one statement. Its webhooks that this process's worker has room for are
    * written leased to it and handed over once committed; the statement NOTIFYs the workers of the
    * others (one per batch, with no statement or commit of its own).
@@ -149,6 +226,8 @@ export class Initiations {
     const beneficiary = await resolveBeneficiary(lookups, originatorId, body);
     const ref = randomUUID();
     const info = body.transactionBlockchainInfo;
+    // Required for every protocol that comes this way (validation.ts); TRP has its own path (src/trp/).
+    const destination = info.destination!;
     const beneficiaryDid = beneficiary?.vaspDid ?? body.beneficiaryVASPdid ?? null;
     const beneficiaryVaspId = beneficiary?.id ?? body.beneficiaryVASPid ?? null;
     const message: OutboxMessage =
@@ -157,7 +236,7 @@ export class Initiations {
             transactionRef: ref,
             transactionAsset: body.transactionAsset,
             transactionAmount: body.transactionAmount,
-            destination: info.destination,
+            destination,
             originatorVASPdid: originator.vaspDid,
             originatorName: originator.name,
             beneficiaryVASPid: beneficiaryVaspId,
@@ -173,7 +252,7 @@ export class Initiations {
             transactionAssetDecimals: body.transactionAssetDecimals,
             ivms101_data: {
               transactionBlockchainInfo: {
-                destination: info.destination,
+                destination,
                 ...(info.origin === undefined ? {} : { origin: info.origin }),
               },
             },
@@ -191,7 +270,7 @@ export class Initiations {
         assetDecimals: body.transactionAssetDecimals,
         amount: body.transactionAmount,
         origin: info.origin ?? null,
-        destination: info.destination,
+        destination,
         txHash: info.txHash ?? null,
         notificationEmail: body.notificationEmail ?? null,
       },
@@ -207,7 +286,7 @@ export class Initiations {
       transactionAmount: body.transactionAmount,
       beneficiaryVASPid: beneficiaryVaspId,
       beneficiaryVASPdid: beneficiaryDid,
-      destination: info.destination,
+      destination,
     };
     return { initiation, response };
   }

@@ -5,7 +5,7 @@
  * history row and its messages; messages not sent yet of a transaction that ends are withdrawn.
  */
 import type { Queryable } from '../db/database.js';
-import { email, type OutboxMessage, webhook } from '../deliveries/events.js';
+import { email, type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue, withdraw } from '../deliveries/outbox.js';
 import { findOrganization } from '../directory/store.js';
 import { AppError, notFound } from '../http/errors.js';
@@ -92,14 +92,14 @@ export class Lifecycle {
           transactionAssetDecimals: t.assetDecimals,
           ivms101_data: {
             transactionBlockchainInfo: {
-              destination: t.destination,
+              destination: t.destination!, // a NOTIFY transaction always has one
               ...(t.origin === null ? {} : { origin: t.origin }),
             },
           },
         }),
       );
     }
-    if (await hasEndpoint(tx, t.originatorId)) {
+    if (t.originatorId !== null && (await hasEndpoint(tx, t.originatorId))) {
       messages.push(
         webhook('beneficiary-joined', t.originatorId, ref, {
           transactionRef: ref,
@@ -119,8 +119,16 @@ export class Lifecycle {
   ): Promise<OutboxMessage[]> {
     const messages: OutboxMessage[] = [];
     const notified = NOTIFIED.includes(t.status);
-    if (how === 'expired' && (await hasEndpoint(tx, t.originatorId))) {
+    if (how === 'expired' && t.originatorId !== null && (await hasEndpoint(tx, t.originatorId))) {
       messages.push(webhook('expired', t.originatorId, t.ref, { transactionRef: t.ref, status: 'EXPIRED' }));
+    }
+    // A TRP peer hears in TRP: an outbound transfer it approved is canceled (a confirmation); an
+    // inbound one the member never decided on is rejected.
+    if (t.flow === 'TRP_OUT' && how === 'cancelled' && t.status === 'CONFIRMED') {
+      messages.push(trp('trp-confirmation', t.ref, { transactionRef: t.ref, canceled: true }));
+    }
+    if (t.flow === 'TRP_IN' && how === 'expired' && t.status === 'RECEIVER_NOTIFIED') {
+      messages.push(trp('trp-resolution', t.ref, { transactionRef: t.ref, decision: 'rejected' }));
     }
     if (notified && t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
       messages.push(
@@ -130,7 +138,7 @@ export class Lifecycle {
       );
     }
     // An announcement that went out to an outside exchange is followed by a short cancellation.
-    if (how === 'cancelled' && t.flow === 'NOTIFY' && notified && t.notificationEmail) {
+    if (how === 'cancelled' && t.flow === 'NOTIFY' && notified && t.notificationEmail && t.originatorId) {
       const originator = await findOrganization(tx, t.originatorId);
       messages.push(
         email('notify-cancelled', t.notificationEmail, t.ref, {

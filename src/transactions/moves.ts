@@ -22,7 +22,7 @@ export async function move(
   t: store.TransactionRecord,
   to: State,
   who: { actorId: string | null; actor: string; sealedReason?: Buffer; event?: string },
-  extra: { sealedReason?: Buffer; txHash?: string } = {},
+  extra: { sealedReason?: Buffer; txHash?: string; destination?: string } = {},
 ): Promise<void> {
   if (!(await store.updateStatus(tx, t.ref, t.status, to, extra))) {
     throw new AppError(
@@ -34,6 +34,6 @@ export async function move(
 }
 
 /** Events go only to an organization with a travelEndpoint at that moment (SPEC §8). */
-export async function hasEndpoint(q: Queryable, orgId: string): Promise<boolean> {
-  return Boolean((await findOrganization(q, orgId))?.travelEndpoint);
+export async function hasEndpoint(q: Queryable, orgId: string | null): Promise<boolean> {
+  return orgId !== null && Boolean((await findOrganization(q, orgId))?.travelEndpoint);
 }

@@ -24,7 +24,8 @@ export class TransactionReads {
   async get(orgId: string, ref: string): Promise<Transaction> {
     const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
     const delivery = (await deliverySummaries(this.db, [t], orgId)).get(t.ref) ?? NOT_APPLICABLE;
-    return { ...toSummary(t, this.masterKey, delivery), history: t.history };
+    const trp = t.protocol === 'TRP' ? await store.findTrpTransfer(this.db, t.ref) : undefined;
+    return { ...toSummary(t, this.masterKey, delivery), ...(trp ? { trp } : {}), history: t.history };
   }
 
   async list(
@@ -102,6 +103,10 @@ function toSummary(t: store.TransactionRecord, masterKey: Buffer, delivery: Summ
     t.status === 'DECLINED' && t.sealedReason
       ? openReason<DeclineReason>(masterKey, t.ref, t.sealedReason)
       : undefined;
+  const cancelReason =
+    t.status === 'CANCELLED' && t.sealedReason
+      ? openReason<unknown>(masterKey, t.ref, t.sealedReason)
+      : undefined;
   return {
     transactionRef: t.ref,
     status: t.status,
@@ -114,13 +119,14 @@ function toSummary(t: store.TransactionRecord, masterKey: Buffer, delivery: Summ
     originatorVASPdid: t.originatorDid,
     destination: t.destination,
     transactionBlockchainInfo: {
-      destination: t.destination,
+      ...(t.destination === null ? {} : { destination: t.destination }),
       ...(t.origin === null ? {} : { origin: t.origin }),
       ...(t.txHash === null ? {} : { txHash: t.txHash }),
     },
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     ...(declineReason === undefined ? {} : { declineReason }),
+    ...(typeof cancelReason === 'string' ? { cancelReason } : {}),
     delivery,
   };
 }

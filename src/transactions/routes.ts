@@ -7,6 +7,8 @@ import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
 import type { AssetTable } from './assets.js';
 import {
+  ApproveRequest,
+  ApproveResponse,
   CancelRequest,
   CancelResponse,
   ConfirmRequest,
@@ -42,10 +44,11 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
       attachValidation: true,
       schema: {
         tags,
-        summary: 'Start a transaction under MAIN, BASIC or NOTIFY',
+        summary: 'Start a transaction under MAIN, BASIC, NOTIFY or TRP',
         description:
           'Validates the request (protocol table, asset and amount, IVMS101 `pii`), stores it with the ' +
-          'personal data encrypted, and queues the `received` webhook (MAIN, BASIC) or the NOTIFY e-mail. ' +
+          'personal data encrypted, and queues the `received` webhook (MAIN, BASIC), the NOTIFY e-mail, or the ' +
+          'TRP inquiry to the `travelAddress`’s VASP (TRP: no destination; the beneficiary VASP gives it when it approves). ' +
           'Every problem found is listed in the 400 answer.',
         headers: IdempotencyHeaders,
         body: InitiateRequest,
@@ -81,7 +84,8 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
       attachValidation: true,
       schema: {
         tags,
-        summary: 'Decline a CONFIRMED transaction (beneficiary); the originator is informed',
+        summary:
+          'Decline a CONFIRMED transaction, or an inbound TRP one before approving it (beneficiary); the originator is informed',
         headers: IdempotencyHeaders,
         body: DeclineRequest,
         response: { 200: DeclineResponse, ...problems(400, 403, 404, 409, 415) },
@@ -112,6 +116,23 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
       },
     },
     (request) => transactions.cancel(orgOf(request), request.body, idempotency(request)),
+  );
+
+  app.post(
+    '/v1/transactions/approve',
+    {
+      schema: {
+        tags,
+        summary: 'Approve an inbound TRP transfer with the address to pay (beneficiary)',
+        description:
+          'TRP only (SPEC §16): from RECEIVER_NOTIFIED to CONFIRMED; the hub sends TRP’s `approved` resolution, ' +
+          'with this address, to the sending VASP. To refuse, use decline.',
+        headers: IdempotencyHeaders,
+        body: ApproveRequest,
+        response: { 200: ApproveResponse, ...problems(400, 403, 404, 409, 415) },
+      },
+    },
+    (request) => transactions.approve(orgOf(request), request.body, idempotency(request)),
   );
 
   app.post(

@@ -23,7 +23,7 @@ const Address = Type.String({ minLength: 1, maxLength: 256 });
 // where a union reports one per literal and one for the union.
 export const Protocol = Type.Enum([...PROTOCOLS]);
 /** What a member may initiate with. */
-const InitiateProtocol = Type.Enum(['MAIN', 'BASIC', 'NOTIFY']);
+const InitiateProtocol = Type.Enum(['MAIN', 'BASIC', 'NOTIFY', 'TRP']);
 export const Status = Type.Enum([...STATES], {
   description: 'DECLINED, CANCELLED and EXPIRED are final.',
 });
@@ -31,7 +31,13 @@ export const Status = Type.Enum([...STATES], {
 export const BlockchainInfo = Type.Object(
   {
     origin: Type.Optional(Address),
-    destination: Address,
+    destination: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Required but for TRP, whose beneficiary gives the payment address when it approves.',
+      }),
+    ),
     txHash: Type.Optional(TxHash),
   },
   { additionalProperties: false },
@@ -61,6 +67,13 @@ export const InitiateRequest = Type.Object(
     notificationEmail: Type.Optional(
       Type.String({ maxLength: 254, description: 'NOTIFY only (required there).' }),
     ),
+    travelAddress: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description:
+          'TRP only (required there): the beneficiary VASP’s travel address (`ta…`, or an older peer’s LNURL).',
+      }),
+    ),
     pii: Type.Object({}, { description: 'IVMS101 personal data.', [DOCUMENTED_AS]: 'Pii' }),
   },
   { additionalProperties: false },
@@ -75,7 +88,9 @@ export const InitiateResponse = Type.Object({
   transactionAmount: Type.String(),
   beneficiaryVASPid: Type.Union([Type.String(), Type.Null()]),
   beneficiaryVASPdid: Type.Union([Type.String(), Type.Null()]),
-  destination: Type.String(),
+  destination: Type.Union([Type.String(), Type.Null()], {
+    description: 'null for TRP until the beneficiary approves.',
+  }),
 });
 export type InitiateResponse = Static<typeof InitiateResponse>;
 
@@ -154,17 +169,44 @@ const TransactionFields = {
   beneficiaryVASPid: Type.Union([Type.String(), Type.Null()]),
   beneficiaryVASPdid: Type.Union([Type.String(), Type.Null()]),
   originatorVASPdid: Type.String(),
-  destination: Type.String(),
+  destination: Type.Union([Type.String(), Type.Null()], {
+    description: 'The payment address; null for a TRP transfer until its beneficiary approves with one.',
+  }),
   transactionBlockchainInfo: BlockchainInfo,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
   declineReason: Type.Optional(DeclineReason),
+  cancelReason: Type.Optional(
+    Type.String({ description: 'CANCELLED: why, when the originator (or the TRP peer that sent it) said.' }),
+  ),
   delivery: DeliverySummary,
 };
 
+/** The TRP side of a TRP transfer (SPEC §16): the travel address and the peer, as far as it is known. */
+export const TrpTransferInfo = Type.Object({
+  direction: Type.Enum(['outbound', 'inbound'], {
+    description: 'outbound: a member pays a TRP VASP; inbound: a TRP VASP pays a member.',
+  }),
+  travelAddress: Type.Union([Type.String(), Type.Null()]),
+  peer: Type.Object({
+    host: Type.String({
+      description: 'The peer’s host, from the travel address (outbound) or its callback (inbound).',
+    }),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'From the peer’s /identity, once read.' }),
+    lei: Type.Union([Type.String(), Type.Null()], { description: 'From the peer’s /identity, once read.' }),
+    certificateSubject: Type.Union([Type.String(), Type.Null()], {
+      description: 'Inbound: the subject of the client certificate it sent the inquiry with.',
+    }),
+  }),
+});
+
 export const TransactionSummary = Type.Object(TransactionFields);
 export type TransactionSummary = Static<typeof TransactionSummary>;
-export const Transaction = Type.Object({ ...TransactionFields, history: Type.Array(HistoryEntry) });
+export const Transaction = Type.Object({
+  ...TransactionFields,
+  trp: Type.Optional(TrpTransferInfo),
+  history: Type.Array(HistoryEntry),
+});
 export type Transaction = Static<typeof Transaction>;
 
 export const TransactionList = Type.Object({
@@ -216,6 +258,28 @@ export const IdempotencyHeaders = Type.Object({
       description: 'Repeat a request safely: same key and body within 24 h returns the first answer.',
     }),
   ),
+});
+
+/** SPEC §16: the beneficiary approves an inbound TRP transfer with the address to pay. */
+export const ApproveRequest = Type.Object(
+  {
+    transactionRef: Ref,
+    address: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      pattern: '^[\\x21-\\x7E]+$',
+      description: 'Where the originator is to pay: the beneficiary’s blockchain address.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ApproveRequest = Static<typeof ApproveRequest>;
+
+export const ApproveResponse = Type.Object({
+  transactionRef: Ref,
+  status: Type.Literal('CONFIRMED'),
+  protocol: Type.Literal('TRP'),
+  address: Type.String(),
 });
 
 export { Uuid };

@@ -9,12 +9,13 @@ import type { Delivered, DeliveryHooks } from '../deliveries/hooks.js';
 import type { Outbox } from '../deliveries/outbox.js';
 import { Idempotency } from '../idempotency/index.js';
 import { TransactionCommands } from './commands.js';
-import { Initiations, lookupsIn, type OrgLookups } from './initiation.js';
+import { Initiations, lookupsIn, type OrgLookups, type TrpOutbound } from './initiation.js';
 import { Lifecycle } from './lifecycle.js';
 import { applyDeliveryOutcomes } from './outcomes.js';
 import { TransactionReads } from './reads.js';
+import { TrpMoves } from './trp-moves.js';
 
-export type { OrgLookups } from './initiation.js';
+export type { OrgLookups, TrpOutbound, TrpTarget } from './initiation.js';
 
 export interface TransactionOptions {
   lookups?: OrgLookups;
@@ -22,6 +23,8 @@ export interface TransactionOptions {
   notifyDailyLimit: number;
   /** The hash of a NOTIFY transaction's claim-link token (claims/tokens.ts). */
   claimHash: (ref: string) => Buffer;
+  /** The TRP bridge, once built (it is built after this service); none when HUB_TRP_PORT is unset. */
+  trp?: () => TrpOutbound | undefined;
 }
 
 export class TransactionService implements DeliveryHooks {
@@ -30,6 +33,8 @@ export class TransactionService implements DeliveryHooks {
   private readonly commands: TransactionCommands;
   private readonly reads: TransactionReads;
   readonly lifecycle: Lifecycle;
+  /** What TRP peers' answers do to transactions (the TRP bridge calls these), and the member's approval. */
+  readonly trpMoves: TrpMoves;
 
   constructor(db: Database, masterKey: Buffer, outbox: Outbox, options: TransactionOptions) {
     this.idempotency = new Idempotency(db, masterKey);
@@ -37,9 +42,11 @@ export class TransactionService implements DeliveryHooks {
     this.initiations = new Initiations(db, masterKey, lookups, outbox, this.idempotency, {
       notifyDailyLimit: options.notifyDailyLimit,
       claimHash: options.claimHash,
+      trp: options.trp ?? (() => undefined),
     });
     this.commands = new TransactionCommands(this.idempotency, masterKey);
     this.lifecycle = new Lifecycle(this.idempotency, masterKey);
+    this.trpMoves = new TrpMoves(this.idempotency, masterKey);
     this.reads = new TransactionReads(db, masterKey);
   }
 
@@ -53,6 +60,7 @@ export class TransactionService implements DeliveryHooks {
   decline: TransactionCommands['decline'] = (...args) => this.commands.decline(...args);
   shareTxHash: TransactionCommands['shareTxHash'] = (...args) => this.commands.shareTxHash(...args);
   cancel: Lifecycle['cancel'] = (...args) => this.lifecycle.cancel(...args);
+  approve: TrpMoves['approve'] = (...args) => this.trpMoves.approve(...args);
 
   get: TransactionReads['get'] = (...args) => this.reads.get(...args);
   list: TransactionReads['list'] = (...args) => this.reads.list(...args);

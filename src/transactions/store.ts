@@ -8,7 +8,8 @@ export interface TransactionRecord {
   ref: string;
   protocol: Protocol;
   status: State;
-  originatorId: string;
+  /** null for an inbound TRP transfer: its originator is a TRP peer (src/trp/). */
+  originatorId: string | null;
   originatorDid: string;
   beneficiaryId: string | null;
   beneficiaryVaspId: string | null;
@@ -17,7 +18,8 @@ export interface TransactionRecord {
   assetDecimals: number;
   amount: string;
   origin: string | null;
-  destination: string;
+  /** null for a TRP transfer until its beneficiary approves with an address. */
+  destination: string | null;
   txHash: string | null;
   notificationEmail: string | null;
   /** The decline (or cancel) reason, sealed (reasons.ts). */
@@ -44,7 +46,7 @@ function toRecord(r: Record<string, unknown>): TransactionRecord {
     ref: r.ref as string,
     protocol,
     status: r.status as State,
-    originatorId: r.originator_id as string,
+    originatorId: (r.originator_id as string | null) ?? null,
     originatorDid: r.originator_did as string,
     beneficiaryId: (r.beneficiary_id as string | null) ?? null,
     beneficiaryVaspId: (r.beneficiary_vasp_id as string | null) ?? null,
@@ -53,7 +55,7 @@ function toRecord(r: Record<string, unknown>): TransactionRecord {
     assetDecimals: r.asset_decimals as number,
     amount: r.amount as string,
     origin: (r.origin_address as string | null) ?? null,
-    destination: r.destination_address as string,
+    destination: (r.destination_address as string | null) ?? null,
     txHash: (r.tx_hash as string | null) ?? null,
     notificationEmail: (r.notification_email as string | null) ?? null,
     sealedReason: r.sealed_reason == null ? null : toBuffer(r.sealed_reason),
@@ -92,15 +94,16 @@ export async function updateStatus(
   ref: string,
   from: State,
   to: State,
-  extra: { sealedReason?: Buffer; txHash?: string } = {},
+  extra: { sealedReason?: Buffer; txHash?: string; destination?: string } = {},
 ): Promise<boolean> {
   const rows = await q.query(
     `UPDATE transactions
         SET status = $3, updated_at = clock_timestamp(), state_changed_at = clock_timestamp(),
-            sealed_reason = coalesce($4, sealed_reason), tx_hash = coalesce($5, tx_hash)
+            sealed_reason = coalesce($4, sealed_reason), tx_hash = coalesce($5, tx_hash),
+            destination_address = coalesce($6, destination_address)
       WHERE ref = $1 AND status = $2
       RETURNING ref`,
-    [ref, from, to, extra.sealedReason ?? null, extra.txHash ?? null],
+    [ref, from, to, extra.sealedReason ?? null, extra.txHash ?? null, extra.destination ?? null],
   );
   return rows.length === 1;
 }
@@ -296,4 +299,26 @@ export async function lockExpiring(
     [olderThanMs],
   );
   return rows[0] && toRecord(rows[0]);
+}
+
+/** The TRP side of a TRP transaction (the bridge writes it: src/trp/store.ts). */
+export async function findTrpTransfer(q: Queryable, ref: string) {
+  const rows = await q.query(
+    `SELECT inbound, travel_address, peer_host, peer_name, peer_lei, peer_subject
+       FROM trp_transfers WHERE transaction_ref = $1`,
+    [ref],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      direction: r.inbound ? ('inbound' as const) : ('outbound' as const),
+      travelAddress: (r.travel_address as string | null) ?? null,
+      peer: {
+        host: r.peer_host as string,
+        name: (r.peer_name as string | null) ?? null,
+        lei: (r.peer_lei as string | null) ?? null,
+        certificateSubject: (r.peer_subject as string | null) ?? null,
+      },
+    }
+  );
 }

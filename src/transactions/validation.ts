@@ -35,6 +35,19 @@ export function validateInitiation(
       found.push({ path: '/beneficiaryVASPid', message: 'is required for NOTIFY' });
     if (b.notificationEmail === undefined)
       found.push({ path: '/notificationEmail', message: 'is required for NOTIFY' });
+  } else if (protocol === 'TRP') {
+    if (b.travelAddress === undefined) found.push({ path: '/travelAddress', message: 'is required for TRP' });
+    for (const field of ['beneficiaryVASPid', 'beneficiaryVASPdid', 'notificationEmail']) {
+      if (b[field] !== undefined)
+        found.push({ path: `/${field}`, message: 'is not used for TRP; remove it' });
+    }
+  }
+  if (protocol !== 'TRP' && b.travelAddress !== undefined) {
+    found.push({ path: '/travelAddress', message: 'is used only for TRP; remove it' });
+  }
+  const info = b.transactionBlockchainInfo as Body | undefined;
+  if (protocol !== 'TRP' && typeof info === 'object' && info !== null && info.destination === undefined) {
+    found.push({ path: '/transactionBlockchainInfo/destination', message: 'is required' });
   }
   if (typeof b.beneficiaryVASPdid === 'string' && !isDid(b.beneficiaryVASPdid)) {
     found.push({ path: '/beneficiaryVASPdid', message: 'must be a DID such as did:web:vasp.example' });

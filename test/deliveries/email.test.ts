@@ -97,7 +97,9 @@ describe('NOTIFY mailer deadline', () => {
   });
 
   it('ends a session in flight when the hub shuts down, as a failure to retry', async () => {
-    const mailer = new NotifyMailer(url, { links: () => new LinkTokens(Buffer.alloc(32)).links('http://hub.example') });
+    const mailer = new NotifyMailer(url, {
+      links: () => new LinkTokens(Buffer.alloc(32)).links('http://hub.example'),
+    });
     const sending = mailer.send(announcement(), 'msg_shutdown');
     await new Promise((r) => setTimeout(r, 300));
     mailer.abortAll();

@@ -46,7 +46,7 @@ eachBackend('operations endpoints', (hub, backend) => {
     // schema itself leaves the type out: a number for `protocol` is one problem, not two.
     const initiate = res.body.paths['/v1/transactions/initiate'].post;
     const protocol = initiate.requestBody.content['application/json'].schema.properties.protocol;
-    assert.deepEqual(protocol, { type: 'string', enum: ['MAIN', 'BASIC', 'NOTIFY'] });
+    assert.deepEqual(protocol, { type: 'string', enum: ['MAIN', 'BASIC', 'NOTIFY', 'TRP'] });
     const org = await hub().createOrg();
     const wrong = await hub().request('POST', '/v1/transactions/initiate', {
       key: org.apiKey,
@@ -55,7 +55,7 @@ eachBackend('operations endpoints', (hub, backend) => {
     assert.equal(wrong.status, 400);
     assert.deepEqual(
       wrong.body.errors.filter((e: { path: string }) => e.path === '/protocol'),
-      [{ path: '/protocol', message: 'must be one of MAIN, BASIC, NOTIFY' }],
+      [{ path: '/protocol', message: 'must be one of MAIN, BASIC, NOTIFY, TRP' }],
     );
     const docs = await hub().request('GET', '/docs/');
     assert.equal(docs.status, 200);

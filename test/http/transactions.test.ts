@@ -168,7 +168,7 @@ eachBackend(
       const res = await initiate({ ...mainRequest(beneficiary.vaspDid), protocol: 'EXPRESS' });
       assertProblem(res, 400, 'VALIDATION_FAILED');
       assert.deepEqual(res.body.errors, [
-        { path: '/protocol', message: 'must be one of MAIN, BASIC, NOTIFY' },
+        { path: '/protocol', message: 'must be one of MAIN, BASIC, NOTIFY, TRP' },
       ]);
       const list = await hub().request('GET', '/v1/transactions?role=broker', { key: originator.apiKey });
       assertProblem(list, 400, 'VALIDATION_FAILED');

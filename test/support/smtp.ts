@@ -79,7 +79,8 @@ export function decodeBody(raw: string, type = 'text/plain'): string {
   if (!boundary) return decodePart(headers, body);
   for (const chunk of body.split(`--${boundary}`).slice(1)) {
     const part = splitPart(chunk.replace(/^\r\n/, ''));
-    if (new RegExp(`content-type:\\s*${type}`, 'i').test(part.headers)) return decodePart(part.headers, part.body);
+    if (new RegExp(`content-type:\\s*${type}`, 'i').test(part.headers))
+      return decodePart(part.headers, part.body);
   }
   throw new Error(`the message has no ${type} part`);
 }
@@ -90,7 +91,8 @@ function splitPart(raw: string): { headers: string; body: string } {
 }
 
 function decodePart(headers: string, body: string): string {
-  if (/content-transfer-encoding:\s*base64/i.test(headers)) return Buffer.from(body, 'base64').toString('utf8');
+  if (/content-transfer-encoding:\s*base64/i.test(headers))
+    return Buffer.from(body, 'base64').toString('utf8');
   if (!/content-transfer-encoding:\s*quoted-printable/i.test(headers)) return body;
   return Buffer.from(
     body

@@ -22,7 +22,9 @@ it('escapes line breaks and other control characters in the values it quotes', (
   assert.ok(!lines.some((l) => l.startsWith('IMPORTANT')), text);
   assert.ok(
     lines.some((l) =>
-      /^ {2}Destination: +0xabc\\u000a\\u000aIMPORTANT: the hub has moved, join at https:\/\/evil\.example\/join\\u000a$/.test(l),
+      /^ {2}Destination: +0xabc\\u000a\\u000aIMPORTANT: the hub has moved, join at https:\/\/evil\.example\/join\\u000a$/.test(
+        l,
+      ),
     ),
     text,
   );

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { EVENTS, FINAL_STATES, FLOWS, flowOf, STATES, transition } from '../../src/transactions/state-machine.js';
+import {
+  EVENTS,
+  FINAL_STATES,
+  FLOWS,
+  flowOf,
+  STATES,
+  transition,
+} from '../../src/transactions/state-machine.js';
 
 /**
  * The legal moves of SPEC §7, §11, §12 and §16, written out independently of the module's table:

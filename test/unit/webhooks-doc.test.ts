@@ -14,7 +14,7 @@ const names = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]
 
 it('documents every webhook event with its recipient and body fields in docs/webhooks.md, and nothing else', () => {
   const rows = [
-    ...doc.matchAll(/^\| `([a-z-]+)` \| (beneficiary|originator|caller) \| [^|]+ \| ([^|]+) \|$/gm),
+    ...doc.matchAll(/^\| `([a-z-]+)` \| (beneficiary|originator|both|caller) \| [^|]+ \| ([^|]+) \|$/gm),
   ].map((m) => [m[1], m[2], names(m[3]!)]);
   const catalogue = WEBHOOK_EVENT_NAMES.map((e) => [e, WEBHOOK_EVENTS[e].to, bodyFieldOrder(e)]);
   assert.deepEqual(rows, catalogue);

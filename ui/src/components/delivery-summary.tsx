@@ -34,6 +34,7 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
   'http-4xx': 'The recipient refused the message (HTTP 4xx)',
   'refused-target': 'The hub may not send to the recipient’s address (refused target)',
   smtp: 'The mail server did not accept the e-mail (SMTP)',
+  'invalid-answer': 'The TRP peer answered with something that is not a TRP answer',
 };
 
 /** Retrying or failed: the counterparty does not hear of the transaction (or of its latest news). */

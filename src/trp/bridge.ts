@@ -1,0 +1,330 @@
+/**
+ * The TRP bridge's logic (SPEC §16), between the wire (listener.ts in, sender.ts out) and the
+ * transactions domain (states, history, webhooks: TrpMoves). Outbound: checks an initiation's
+ * travel address and records the transfer. Inbound: turns a peer's inquiry into a transaction for
+ * the member that owns the travel address, and a peer's resolution or confirmation into the
+ * transaction's next state. After delivery: what a peer answered to our messages.
+ *
+ * A peer is known by its client certificate (its SHA-256 fingerprint and subject); the personal
+ * data of an inquiry is sealed at once like a member's, and never logged or echoed.
+ */
+import { randomUUID } from 'node:crypto';
+import { sealPii } from '../crypto/envelope.js';
+import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
+import { trp, webhook } from '../deliveries/events.js';
+import type { Delivered } from '../deliveries/hooks.js';
+import { enqueue, type Outbox } from '../deliveries/outbox.js';
+import { targetProblem } from '../deliveries/ssrf.js';
+import { findOrganization } from '../directory/store.js';
+import { AppError, validationFailed } from '../http/errors.js';
+import { validatePii } from '../ivms101/validate.js';
+import { type AssetTable, assetOfTrp } from '../transactions/assets.js';
+import { insertInitiations } from '../transactions/initiation-store.js';
+import type { InitiateRequest } from '../transactions/schemas.js';
+import type { TrpTarget } from '../transactions/service.js';
+import type { TrpMoves } from '../transactions/trp-moves.js';
+import { parseTrpAmount, TrpAmountError, toSmallestUnits } from './amount.js';
+import { TrpCallbacks } from './callbacks.js';
+import {
+  parseConfirmation,
+  parseInquiry,
+  parseResolution,
+  TRP_VERSION,
+  type TrpIdentity,
+  type TrpProblem,
+  type TrpResolutionResult,
+} from './messages.js';
+import * as store from './store.js';
+import { decodeInquiryAddress, TravelAddressError } from './travel-address.js';
+
+/** Who is calling, as its TLS client certificate shows it (`none` without one: mTLS off). */
+export interface Peer {
+  fingerprint: string;
+  subject: string | null;
+}
+
+/** An answer of the TRP listener: a status and, unless 204, a JSON body. */
+export interface TrpAnswer {
+  status: number;
+  body?: unknown;
+}
+
+const refusal = (status: number, error: string, problems?: TrpProblem[]): TrpAnswer => ({
+  status,
+  body: problems ? { error, problems } : { error },
+});
+
+export interface TrpBridgeOptions {
+  db: Database;
+  masterKey: Buffer;
+  allowPrivate: boolean;
+  assets: AssetTable;
+  callbacks: TrpCallbacks;
+  outbox: Outbox;
+  moves: TrpMoves;
+}
+
+export class TrpBridge {
+  constructor(private readonly o: TrpBridgeOptions) {}
+
+  // ---- Outbound (TrpOutbound, for the transactions domain) --------------------------------------
+
+  target(body: InitiateRequest): TrpTarget {
+    const address = body.travelAddress!; // required for TRP (validation.ts)
+    let url: URL;
+    try {
+      url = new URL(decodeInquiryAddress(address).url);
+    } catch (err) {
+      const why = err instanceof TravelAddressError ? err.message : 'it does not hold a URL';
+      throw validationFailed([{ path: '/travelAddress', message: `is not a travel address: ${why}` }]);
+    }
+    const problem = targetProblem(url, this.o.allowPrivate);
+    if (problem) {
+      throw new AppError(
+        'UNKNOWN_COUNTERPARTY',
+        `The travel address's URL ${problem}; the hub will not send there.`,
+      );
+    }
+    const info = this.o.assets.get(body.transactionAsset.toUpperCase());
+    const problems = [];
+    if (info?.dti === undefined && info?.slip0044 === undefined) {
+      problems.push({
+        path: '/transactionAsset',
+        message: 'has no TRP identifier (dti or slip0044) in the asset table, so it cannot travel by TRP',
+      });
+    } else {
+      try {
+        toSmallestUnits(body.transactionAmount, info.decimals);
+      } catch (err) {
+        if (!(err instanceof TrpAmountError)) throw err;
+        problems.push({ path: '/transactionAmount', message: err.message });
+      }
+    }
+    if (problems.length > 0) throw validationFailed(problems);
+    return { travelAddress: address, url: url.href, did: didOf(url) };
+  }
+
+  async record(tx: Queryable, ref: string, target: TrpTarget): Promise<void> {
+    await store.insertTransfer(tx, {
+      ref,
+      inbound: false,
+      requestIdentifier: randomUUID(),
+      inquiryUrl: target.url,
+      travelAddress: target.travelAddress,
+      callbackHash: this.o.callbacks.hash(ref),
+      peerCallback: null,
+      peerFingerprint: null,
+      peerSubject: null,
+      peerHost: new URL(target.url).host,
+      inquiryStatus: null,
+      inquiryAnswer: null,
+    });
+  }
+
+  // ---- Inbound (the listener) --------------------------------------------------------------------
+
+  /**
+   * A peer's inquiry to a travel address: a new TRP transaction for the address's member, the
+   * `received` webhook (with the personal data, encrypted at send time) and a look at the peer's
+   * /identity. A repeated request-identifier from the same peer gets the first answer again.
+   */
+  async inquiry(token: string, requestIdentifier: string, peer: Peer, body: unknown): Promise<TrpAnswer> {
+    const address = await store.findUsableTravelAddress(this.o.db, token);
+    if (!address) return refusal(404, 'No such travel address (or it was revoked, or it expired).');
+    const replay = await this.replay(peer, requestIdentifier);
+    if (replay) return replay;
+
+    const parsed = parseInquiry(body, { allowHttp: this.o.allowPrivate });
+    if (!parsed.ok) return refusal(422, 'The inquiry is invalid.', parsed.problems);
+    const inquiry = parsed.value;
+    const problems: TrpProblem[] = [];
+    const asset = assetOfInquiry(this.o.assets, inquiry.asset);
+    const decimals = asset === undefined ? undefined : this.o.assets.get(asset)!.decimals;
+    if (asset === undefined) problems.push({ path: '/asset', message: 'is not an asset this hub knows' });
+    const amount = decimals === undefined ? undefined : parseTrpAmount(inquiry.amount, decimals);
+    if (amount && !amount.ok) problems.push({ path: '/amount', message: amount.message });
+    const pii = { originator: inquiry.IVMS101.originator, beneficiary: inquiry.IVMS101.beneficiary };
+    problems.push(...validatePii(pii, '/IVMS101'));
+    const callback = new URL(inquiry.callback);
+    const callbackProblem = targetProblem(callback, this.o.allowPrivate);
+    if (callbackProblem) problems.push({ path: '/callback', message: callbackProblem });
+    if (problems.length > 0 || asset === undefined || decimals === undefined || !amount?.ok) {
+      return refusal(422, 'The inquiry is invalid.', problems);
+    }
+
+    const answer = { version: TRP_VERSION };
+    const ref = randomUUID();
+    const received = (org: { id: string; vaspDid: string }) =>
+      webhook('received', org.id, ref, {
+        transactionRef: ref,
+        protocol: 'TRP',
+        status: 'RECEIVER_NOTIFIED',
+        originatorVASPdid: didOf(callback),
+        beneficiaryVASPdid: org.vaspDid,
+        transactionAsset: asset,
+        transactionAmount: amount.value,
+        transactionAssetDecimals: decimals,
+        ivms101_data: { transactionBlockchainInfo: {} },
+      });
+    try {
+      await this.o.db.transaction(async (tx) => {
+        const org = await findOrganization(tx, address.organizationId);
+        if (!org) throw new Error('a travel address outlived its organization');
+        const message = received(org);
+        await insertInitiations(
+          tx,
+          [
+            {
+              record: {
+                ref,
+                protocol: 'TRP',
+                inbound: true,
+                originatorId: null,
+                originatorDid: didOf(callback),
+                beneficiaryId: org.id,
+                beneficiaryVaspId: org.id,
+                beneficiaryDid: org.vaspDid,
+                asset,
+                assetDecimals: decimals,
+                amount: amount.value,
+                origin: null,
+                destination: null,
+                txHash: null,
+                notificationEmail: null,
+              },
+              sealedPii: sealPii(this.o.masterKey, ref, JSON.stringify(pii)),
+              message,
+            },
+          ],
+          this.o.outbox.plan([message], { lease: false }),
+        );
+        await store.insertTransfer(tx, {
+          ref,
+          inbound: true,
+          requestIdentifier,
+          inquiryUrl: address.url,
+          travelAddress: address.travelAddress,
+          callbackHash: this.o.callbacks.hash(ref),
+          peerCallback: callback.href,
+          peerFingerprint: peer.fingerprint,
+          peerSubject: peer.subject,
+          peerHost: callback.host,
+          inquiryStatus: 200,
+          inquiryAnswer: answer,
+        });
+        await enqueue(tx, [trp('trp-identity', ref, { transactionRef: ref })]);
+      });
+    } catch (err) {
+      // The same request-identifier from the same peer, at the same moment: one wins, the other replays.
+      if (isUniqueViolation(err)) {
+        const again = await this.replay(peer, requestIdentifier);
+        if (again) return again;
+      }
+      throw err;
+    }
+    return { status: 200, body: answer };
+  }
+
+  /** A peer's decision on our inquiry, posted to our callback (outbound transfer). */
+  async resolution(token: string, requestIdentifier: string, body: unknown): Promise<TrpAnswer> {
+    const transfer = await this.transferOf(token, false);
+    if (!transfer) return refusal(404, 'No such callback.');
+    if (transfer.requestIdentifier !== requestIdentifier) {
+      return refusal(400, 'The request-identifier is not the transfer’s.');
+    }
+    const parsed = parseResolution(body, { allowHttp: this.o.allowPrivate });
+    if (!parsed.ok) return refusal(400, 'The resolution is invalid.', parsed.problems);
+    const problem = this.o.callbacks.approvalProblem(parsed.value);
+    if (problem) return refusal(400, 'The resolution is invalid.', [problem]);
+    await this.o.db.transaction((tx) => this.applyResolution(tx, transfer.ref, parsed.value));
+    return { status: 204 };
+  }
+
+  /** A peer's confirmation of a transfer we approved: the hash, or that it called the transfer off. */
+  async confirmation(
+    token: string,
+    requestIdentifier: string,
+    peer: Peer,
+    body: unknown,
+  ): Promise<TrpAnswer> {
+    const transfer = await this.transferOf(token, true);
+    // Only the peer that sent the inquiry may confirm it.
+    if (!transfer || transfer.peerFingerprint !== peer.fingerprint) return refusal(404, 'No such callback.');
+    if (transfer.requestIdentifier !== requestIdentifier) {
+      return refusal(400, 'The request-identifier is not the transfer’s.');
+    }
+    const parsed = parseConfirmation(body);
+    if (!parsed.ok) return refusal(400, 'The confirmation is invalid.', parsed.problems);
+    const c = parsed.value;
+    await this.o.db.transaction((tx) =>
+      this.o.moves.confirmed(tx, transfer.ref, c.kind === 'txid' ? { txid: c.txid } : { canceled: c.reason }),
+    );
+    return { status: 204 };
+  }
+
+  // ---- After delivery (inside the worker's recording transaction) ------------------------------
+
+  /** What peers answered to our messages: an inquiry's resolution, an /identity. */
+  async deliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void> {
+    for (const { message: m, answer } of delivered) {
+      if (m.channel !== 'trp') continue;
+      if (m.event === 'trp-inquiry' && answer) {
+        await this.applyResolution(tx, m.transactionRef, answer as TrpResolutionResult, true);
+      } else if (m.event === 'trp-identity' && answer) {
+        const identity = answer as TrpIdentity;
+        await store.setPeerIdentity(tx, m.transactionRef, {
+          name: identity.name?.trim() || null,
+          lei: identity.lei?.trim() || null,
+        });
+      }
+    }
+  }
+
+  private async applyResolution(
+    tx: Queryable,
+    ref: string,
+    r: TrpResolutionResult,
+    inquiryAnswer = false,
+  ): Promise<void> {
+    if (r.kind === 'approved') await store.setPeerCallback(tx, ref, r.callback);
+    const resolution =
+      r.kind === 'pending'
+        ? { kind: 'pending' as const }
+        : r.kind === 'approved'
+          ? { kind: 'approved' as const, address: r.address }
+          : { kind: 'rejected' as const, reason: r.reason };
+    if (inquiryAnswer) await this.o.moves.inquiryAnswered(tx, ref, resolution);
+    else if (resolution.kind !== 'pending') await this.o.moves.resolved(tx, ref, resolution);
+  }
+
+  private async replay(peer: Peer, requestIdentifier: string): Promise<TrpAnswer | undefined> {
+    const earlier = await store.findInboundTransfer(this.o.db, peer.fingerprint, requestIdentifier);
+    if (!earlier) return undefined;
+    return { status: earlier.inquiryStatus ?? 200, body: earlier.inquiryAnswer ?? { version: TRP_VERSION } };
+  }
+
+  private async transferOf(token: string, inbound: boolean) {
+    const transfer = await store.findTransferByCallback(this.o.db, TrpCallbacks.hashOf(token));
+    return transfer?.inbound === inbound ? transfer : undefined;
+  }
+}
+
+/** `did:web:` of a URL's host (a port is written `%3A`, as did:web has it). */
+function didOf(url: URL): string {
+  return `did:web:${url.host.replace(':', '%3A')}`;
+}
+
+/** Our asset for an inquiry's: by DTI, by SLIP-0044 coin type, or by the coin symbol TRISA sends there. */
+function assetOfInquiry(assets: AssetTable, asset: { dti?: string; slip0044?: number | string }) {
+  if (typeof asset.slip0044 === 'string') {
+    const symbol = asset.slip0044.toUpperCase();
+    for (const [key, info] of assets) {
+      if (info.slip0044 !== undefined && key.split('-')[1] === symbol && key.split('-')[0] === symbol)
+        return key;
+    }
+    for (const [key, info] of assets)
+      if (info.slip0044 !== undefined && key.split('-')[1] === symbol) return key;
+    return undefined;
+  }
+  return assetOfTrp(assets, { dti: asset.dti, slip0044: asset.slip0044 });
+}

@@ -1,0 +1,248 @@
+/**
+ * The TRP bridge's outbound half (SPEC §16): the worker hands it the outbox's TRP messages and it
+ * builds each request at send time (the peer's URL, the headers, the IVMS101 data opened from the
+ * sealed transaction, our callbacks), sends it over mutual TLS, and reads the answer.
+ *
+ * TLS: the hub's certificate is its client certificate; peers' servers are trusted by the system's
+ * authorities and HUB_TRP_TLS_CA. Unless private targets are allowed, names resolve through
+ * `guardedLookup` and IP literals are checked before connecting (the webhooks' SSRF policy).
+ * Redirects are not followed. Any 2xx is delivered; an answer to an inquiry must be a valid
+ * resolution (else the attempt failed, and is retried under the same request-identifier, which
+ * a peer recognizes as the same transfer). What a peer answered never reaches the logs.
+ */
+import { rootCertificates } from 'node:tls';
+import type { Agent } from 'undici';
+import type { TrpConfig } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { TrpMessage } from '../deliveries/events.js';
+import type { DeliveryHooks } from '../deliveries/hooks.js';
+import { describeError, SEND_TIMEOUT_MS } from '../deliveries/sender.js';
+import { checkWebhookTarget, guardedLookup } from '../deliveries/ssrf.js';
+import type { SendResult, TrpSender } from '../deliveries/types.js';
+import { findOrganization } from '../directory/store.js';
+import type { AssetTable } from '../transactions/assets.js';
+import * as transactions from '../transactions/store.js';
+import { toSmallestUnits } from './amount.js';
+import type { TrpCallbacks } from './callbacks.js';
+import { trpRequestHeaders } from './headers.js';
+import {
+  parseResolution,
+  TRP_DISCOVERY_PATH,
+  TrpIdentity,
+  type TrpInquiryOut,
+  trpSchemaProblems,
+} from './messages.js';
+import * as store from './store.js';
+
+const MAX_ANSWER_BYTES = 64 * 1024;
+const USER_AGENT = 'travel-rule-hub-trp';
+
+type Request = { url: string; method: 'POST' | 'GET'; requestIdentifier?: string; body?: unknown };
+type Built = { ok: true; request: Request } | { ok: false; error: string };
+
+export interface TrpSenderOptions {
+  db: Database;
+  config: TrpConfig;
+  allowPrivate: boolean;
+  assets: AssetTable;
+  hooks: Pick<DeliveryHooks, 'readPii' | 'readReason'>;
+  callbacks: TrpCallbacks;
+}
+
+export class TrpPeerSender implements TrpSender {
+  private agent: Promise<Agent> | undefined;
+
+  constructor(private readonly o: TrpSenderOptions) {}
+
+  async send(m: TrpMessage): Promise<SendResult> {
+    const started = performance.now();
+    const failed = (error: string, statusCode: number | null = null): SendResult => ({
+      ok: false,
+      statusCode,
+      latencyMs: performance.now() - started,
+      error,
+    });
+    let built: Built;
+    try {
+      built = await this.build(m);
+    } catch (err) {
+      return failed(`could not build the TRP message: ${describeError(err)}`);
+    }
+    if (!built.ok) return failed(built.error);
+    const { request } = built;
+    const target = await checkWebhookTarget(request.url, { allowPrivate: this.o.allowPrivate });
+    if (!target.ok) return failed(`target refused: ${target.reason}`);
+
+    let status: number;
+    let text: string;
+    try {
+      const agent = await this.load();
+      const url = new URL(request.url);
+      const res = await agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: request.method,
+        headers: {
+          'user-agent': USER_AGENT,
+          ...(request.requestIdentifier
+            ? trpRequestHeaders({ requestIdentifier: request.requestIdentifier })
+            : {}),
+          ...(request.method === 'GET' ? { accept: 'application/json' } : {}),
+        },
+        body: request.body === undefined ? null : JSON.stringify(request.body),
+      });
+      status = res.statusCode;
+      text = await readCapped(res.body);
+    } catch (err) {
+      return failed(describeError(err));
+    }
+    const latencyMs = performance.now() - started;
+    if (m.event === 'trp-identity' && (status === 404 || status === 405 || status === 501)) {
+      // /identity is optional for peers: one without it has nothing more to tell.
+      return { ok: true, statusCode: status, latencyMs, error: null, answer: null };
+    }
+    if (status < 200 || status >= 300)
+      return { ok: false, statusCode: status, latencyMs, error: `HTTP ${status}` };
+    const answer = this.readAnswer(m, text);
+    if ('error' in answer) return { ok: false, statusCode: status, latencyMs, error: answer.error };
+    return { ok: true, statusCode: status, latencyMs, error: null, answer: answer.value };
+  }
+
+  async close(): Promise<void> {
+    const agent = await this.agent?.catch(() => undefined);
+    await agent?.close();
+  }
+
+  /** The request a message becomes, read from the transaction and the transfer as they are now. */
+  private async build(m: TrpMessage): Promise<Built> {
+    const ref = m.transactionRef;
+    const [t, transfer] = await Promise.all([
+      transactions.findTransaction(this.o.db, ref),
+      store.findTransfer(this.o.db, ref),
+    ]);
+    if (!t || !transfer) return { ok: false, error: 'the TRP transfer no longer exists' };
+    const callbacks = this.o.callbacks;
+    const requestIdentifier = transfer.requestIdentifier;
+    switch (m.event) {
+      case 'trp-inquiry': {
+        const info = this.o.assets.get(t.asset.toUpperCase());
+        if (info?.dti === undefined && info?.slip0044 === undefined) {
+          return { ok: false, error: `${t.asset} has no TRP identifier in the asset table` };
+        }
+        const originator =
+          t.originatorId === null ? undefined : await findOrganization(this.o.db, t.originatorId);
+        const pii = await this.o.hooks.readPii(ref);
+        const body: TrpInquiryOut = {
+          asset: info.dti !== undefined ? { dti: info.dti } : { slip0044: info.slip0044! },
+          amount: toSmallestUnits(t.amount, info.decimals),
+          callback: callbacks.url('resolutions', ref),
+          IVMS101: {
+            originator: pii.originator as Record<string, unknown>,
+            beneficiary: pii.beneficiary as Record<string, unknown>,
+            ...(originator ? { originatingVASP: originatingVasp(originator.name) } : {}),
+          },
+        };
+        return { ok: true, request: { url: transfer.inquiryUrl, method: 'POST', requestIdentifier, body } };
+      }
+      case 'trp-resolution': {
+        if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
+        let body: unknown;
+        if (m.payload.decision === 'approved') {
+          if (t.destination === null)
+            return { ok: false, error: 'the transfer has no address to approve with' };
+          body = { approved: { address: t.destination, callback: callbacks.url('confirmations', ref) } };
+        } else {
+          body = { rejected: rejection(t.status, await this.o.hooks.readReason(ref)) };
+        }
+        return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
+      }
+      case 'trp-confirmation': {
+        if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
+        const body =
+          'txid' in m.payload
+            ? { txid: m.payload.txid }
+            : { canceled: cancellation(await this.o.hooks.readReason(ref)) };
+        return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
+      }
+      case 'trp-identity': {
+        if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
+        const url = new URL(TRP_DISCOVERY_PATH.identity, transfer.peerCallback).href;
+        return { ok: true, request: { url, method: 'GET' } };
+      }
+    }
+  }
+
+  /** What a delivered message's answer means, or why it is not an answer we can take. */
+  private readAnswer(m: TrpMessage, text: string): { value: unknown } | { error: string } {
+    if (m.event !== 'trp-inquiry' && m.event !== 'trp-identity') return { value: null };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return m.event === 'trp-identity'
+        ? { value: null }
+        : { error: 'the peer answered the inquiry without JSON' };
+    }
+    if (m.event === 'trp-identity') {
+      return { value: trpSchemaProblems(TrpIdentity, json).length === 0 ? json : null };
+    }
+    const resolution = parseResolution(json, { allowHttp: this.o.allowPrivate });
+    if (!resolution.ok) return { error: 'the peer answered the inquiry with an invalid resolution' };
+    const problem = this.o.callbacks.approvalProblem(resolution.value);
+    if (problem) return { error: `the peer's approval callback ${problem.message}` };
+    return { value: resolution.value };
+  }
+
+  private load(): Promise<Agent> {
+    this.agent ??= import('undici').then(
+      ({ default: { Agent } }) =>
+        new Agent({
+          keepAliveTimeout: 10_000,
+          headersTimeout: SEND_TIMEOUT_MS,
+          bodyTimeout: SEND_TIMEOUT_MS,
+          connect: {
+            timeout: SEND_TIMEOUT_MS,
+            cert: this.o.config.cert,
+            key: this.o.config.key,
+            ca: this.o.config.ca === undefined ? undefined : [...rootCertificates, this.o.config.ca],
+            ...(this.o.allowPrivate ? {} : { lookup: guardedLookup }),
+          },
+        }),
+    );
+    return this.agent;
+  }
+}
+
+/** IVMS101's originatingVASP: the member, as a legal person by its name. */
+function originatingVasp(name: string) {
+  return {
+    originatingVASP: {
+      legalPerson: {
+        name: { nameIdentifier: [{ legalPersonName: name, legalPersonNameIdentifierType: 'LEGL' }] },
+      },
+    },
+  };
+}
+
+/** A rejection's text: the member's decline description, or why the transfer ended undecided. */
+function rejection(status: string, reason: unknown): string {
+  const description = (reason as { description?: unknown } | undefined)?.description;
+  if (typeof description === 'string' && description !== '') return description;
+  return status === 'EXPIRED' ? 'The beneficiary did not decide in time.' : 'Rejected by the beneficiary.';
+}
+
+/** A cancellation's text: the originator's reason, if it gave one. */
+function cancellation(reason: unknown): string {
+  return typeof reason === 'string' && reason !== '' ? reason : 'Cancelled by the originator.';
+}
+
+async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size >= MAX_ANSWER_BYTES) continue; // drain the rest without keeping it
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
+}
