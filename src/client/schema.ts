@@ -1836,8 +1836,10 @@ export interface paths {
                             };
                             /** @description Transactions in each state, hub-wide. */
                             transactionsByStatus: {
+                                CANCELLED: number;
                                 CONFIRMED: number;
                                 DECLINED: number;
+                                EXPIRED: number;
                                 NEW: number;
                                 RECEIVER_NOTIFIED: number;
                             };

@@ -5,7 +5,14 @@ const Count = Type.Integer({ minimum: 0 });
 
 export const HubStats = Type.Object({
   transactionsByStatus: Type.Object(
-    { NEW: Count, RECEIVER_NOTIFIED: Count, CONFIRMED: Count, DECLINED: Count },
+    {
+      NEW: Count,
+      RECEIVER_NOTIFIED: Count,
+      CONFIRMED: Count,
+      DECLINED: Count,
+      CANCELLED: Count,
+      EXPIRED: Count,
+    },
     { description: 'Transactions in each state, hub-wide.' },
   ),
   deliveries: Type.Object(

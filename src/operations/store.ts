@@ -5,9 +5,8 @@
  * that polls every few seconds; the pending count uses the worker's partial index).
  */
 import type { Queryable } from '../db/database.js';
+import { STATES as STATUSES } from '../transactions/state-machine.js';
 import type { HubStats } from './schemas.js';
-
-const STATUSES = ['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED', 'DECLINED'] as const;
 
 export async function hubStats(q: Queryable): Promise<HubStats> {
   const [byStatus, pending, failed, orgs] = await Promise.all([

@@ -59,7 +59,15 @@ export class TransactionReads {
   async readPiiAsParty(orgId: string, ref: string): Promise<{ transactionRef: string; pii: object }> {
     return this.db.transaction(async (tx) => {
       const t = await lockAsParty(tx, orgId, ref);
-      const entitled = orgId === t.originatorId || t.status === 'CONFIRMED' || t.status === 'DECLINED';
+      // The beneficiary, once the data has reached it: CONFIRMED or later (a transfer cancelled after
+      // it was confirmed included); an inbound TRP transfer's data came with the inquiry, to be
+      // screened before approving.
+      const entitled =
+        orgId === t.originatorId ||
+        t.status === 'CONFIRMED' ||
+        t.status === 'DECLINED' ||
+        t.flow === 'TRP_IN' ||
+        (t.status === 'CANCELLED' && (await store.wasConfirmed(tx, t.ref)));
       if (!entitled) {
         throw new AppError(
           'FORBIDDEN',

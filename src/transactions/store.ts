@@ -322,3 +322,12 @@ export async function findTrpTransfer(q: Queryable, ref: string) {
     }
   );
 }
+
+/** Whether the transaction was ever CONFIRMED (its data then reached the beneficiary). */
+export async function wasConfirmed(q: Queryable, ref: string): Promise<boolean> {
+  const rows = await q.query(
+    `SELECT 1 FROM transaction_history WHERE transaction_ref = $1 AND status = 'CONFIRMED' LIMIT 1`,
+    [ref],
+  );
+  return rows.length > 0;
+}

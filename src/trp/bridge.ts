@@ -9,6 +9,7 @@
  * data of an inquiry is sealed at once like a member's, and never logged or echoed.
  */
 import { randomUUID } from 'node:crypto';
+import { recordAudit } from '../audit/store.js';
 import { sealPii } from '../crypto/envelope.js';
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
 import { trp, webhook } from '../deliveries/events.js';
@@ -213,6 +214,17 @@ export class TrpBridge {
           inquiryAnswer: answer,
         });
         await enqueue(tx, [trp('trp-identity', ref, { transactionRef: ref })]);
+        await recordAudit(tx, {
+          actor: `trp:${callback.host}`,
+          action: 'trp.inquiry_received',
+          subjectType: 'transaction',
+          subjectId: ref,
+          details: {
+            travelAddressId: address.id,
+            certificateSubject: peer.subject,
+            certificateFingerprint: peer.fingerprint,
+          },
+        });
       });
     } catch (err) {
       // The same request-identifier from the same peer, at the same moment: one wins, the other replays.
@@ -271,10 +283,15 @@ export class TrpBridge {
       if (m.event === 'trp-inquiry' && answer) {
         await this.applyResolution(tx, m.transactionRef, answer as TrpResolutionResult, true);
       } else if (m.event === 'trp-identity' && answer) {
-        const identity = answer as TrpIdentity;
-        await store.setPeerIdentity(tx, m.transactionRef, {
-          name: identity.name?.trim() || null,
-          lei: identity.lei?.trim() || null,
+        const given = answer as TrpIdentity;
+        const identity = { name: given.name?.trim() || null, lei: given.lei?.trim() || null };
+        await store.setPeerIdentity(tx, m.transactionRef, identity);
+        await recordAudit(tx, {
+          actor: 'hub',
+          action: 'trp.peer_identified',
+          subjectType: 'transaction',
+          subjectId: m.transactionRef,
+          details: identity,
         });
       }
     }

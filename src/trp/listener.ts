@@ -2,8 +2,8 @@
  * The TRP listener (SPEC §16): an HTTPS server of its own on HUB_TRP_PORT, apart from the member
  * API. Peers post inquiries to travel addresses (`/ta/{token}`, with or without `?t=i`) and their
  * decisions and confirmations to the callbacks this hub gave them; the discoverability GETs are
- * open to anyone. Every POST needs a client certificate the TRP CA signed (401 without one, 403
- * with another), the TRP headers (400; 501 for an extension we do not support) and a JSON body
+ * open to anyone. A connection with a client certificate the TRP CA did not sign is closed after
+ * the handshake; every POST needs a trusted one (401 without), the TRP headers (400; 501 for an extension we do not support) and a JSON body
  * (415; 400 when it does not parse). Answers echo `api-version` and `request-identifier`.
  * Routes are thin: the bridge decides.
  */
@@ -43,6 +43,14 @@ export function createTrpListener(config: TrpConfig, bridge: TrpBridge, log: Fas
     },
   });
   app.server.headersTimeout = 10_000;
+  // A client certificate this hub does not trust ends the connection right after the handshake,
+  // before any HTTP: TLS's refusal. Without a certificate the discoverability GETs stay open, and
+  // a POST gets 401.
+  if (config.mtls) {
+    app.server.on('secureConnection', (socket: TLSSocket) => {
+      if (!socket.authorized && socket.getPeerX509Certificate() !== undefined) socket.destroy();
+    });
+  }
 
   // Bodies arrive as text whatever their content type: the route decides (415, 400) in TRP's terms.
   app.removeAllContentTypeParsers();

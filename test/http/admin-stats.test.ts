@@ -10,7 +10,14 @@ eachBackend(
       const res = await hub().admin('GET', '/v1/admin/stats');
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, {
-        transactionsByStatus: { NEW: 0, RECEIVER_NOTIFIED: 0, CONFIRMED: 0, DECLINED: 0 },
+        transactionsByStatus: {
+          NEW: 0,
+          RECEIVER_NOTIFIED: 0,
+          CONFIRMED: 0,
+          DECLINED: 0,
+          CANCELLED: 0,
+          EXPIRED: 0,
+        },
         deliveries: { pending: 0, failed: 0, oldestPendingAgeSeconds: null },
         organizations: { total: 0, verified: 0 },
       });
@@ -47,6 +54,8 @@ eachBackend(
         RECEIVER_NOTIFIED: 1,
         CONFIRMED: 0,
         DECLINED: 0,
+        CANCELLED: 0,
+        EXPIRED: 0,
       });
       assert.equal(res.body.deliveries.failed, 1);
       assert.equal(res.body.deliveries.pending, 2);

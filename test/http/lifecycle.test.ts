@@ -108,6 +108,10 @@ eachBackend(
         });
         const dump = await hub().db.query('SELECT t::text AS row FROM transactions t WHERE ref = $1', [ref]);
         assert.ok(!String(dump[0]!.row).includes('withdrawn'), 'the reason is sealed at rest');
+        // Both parties see why; the beneficiary keeps the personal data it was given, and only that.
+        assert.equal((await read(beneficiary.apiKey, ref)).cancelReason, `Order ${state} withdrawn`);
+        const pii = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: beneficiary.apiKey });
+        assert.equal(pii.status, state === 'CONFIRMED' ? 200 : 403, pii.text);
       }
     });
 

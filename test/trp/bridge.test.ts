@@ -268,6 +268,18 @@ for (const backend of ['pglite', 'postgres'] as const) {
           (await status(b, bob.apiKey, refB)).trp.peer.name === `Travel Rule Hub at 127.0.0.1:${aPort}`,
         'identity read',
       );
+      const audit = await b.db.query(
+        'SELECT actor, action, details FROM audit_events WHERE subject_id = $1 ORDER BY id',
+        [refB],
+      );
+      assert.deepEqual(
+        audit.map((r) => [r.actor, r.action]),
+        [
+          [`trp:127.0.0.1:${aPort}`, 'trp.inquiry_received'],
+          ['hub', 'trp.peer_identified'],
+        ],
+      );
+      assert.match(String((audit[0]!.details as Json).certificateSubject), /CN=hub-a/);
 
       // Only the beneficiary approves, once.
       const byAlice = await a.request('POST', '/v1/transactions/approve', {
@@ -426,11 +438,15 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(rows[0]!.n, 1);
     });
 
-    it('refuses a POST without a client certificate (401) or with one it does not trust (403); discovery is open', async () => {
+    it('closes a connection with an untrusted client certificate at the TLS layer, answers a POST without one 401; discovery is open', async () => {
       const minted = await mint(b, bob.apiKey);
       const body = inquiry('https://127.0.0.1:9/callback');
       assert.equal((await trpCall(minted.url, { cert: null, body })).status, 401);
-      assert.equal((await trpCall(minted.url, { cert: stranger, body })).status, 403);
+      await assert.rejects(trpCall(minted.url, { cert: stranger, body }), /ECONNRESET|socket hang up|EPIPE/);
+      await assert.rejects(
+        trpCall(`${b.config.trp!.publicUrl}/identity`, { method: 'GET', cert: stranger }),
+        /ECONNRESET|socket hang up|EPIPE/,
+      );
       const base = b.config.trp!.publicUrl;
       const identity = await trpCall(`${base}/identity`, { method: 'GET', cert: null });
       assert.equal(identity.status, 200);
