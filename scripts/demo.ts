@@ -1,21 +1,14 @@
 /**
  * `npm run demo`: the whole hub working, in one command. Starts a hub on a throw-away
  * embedded database, two exchanges with reference receivers (Exchange A originates, Exchange
- * B receives and holds an X25519 key), and a local SMTP server; then walks MAIN, BASIC and
- * NOTIFY through the public API with the typed client, printing each step as it happens.
- * Cleans up after itself; exits non-zero when any step fails or times out.
+ * B receives and holds an X25519 key), and a local SMTP server; then walks MAIN, BASIC,
+ * NOTIFY with its sunrise path, and a transfer bridged by TRP to a second hub, through the
+ * public API with the typed client, printing each step as it happens. Cleans up after itself;
+ * exits non-zero when any step fails or times out.
  */
 
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { migrate } from '../src/db/migrate.js';
-import { openPglite } from '../src/db/pglite.js';
 import {
   createHubClient,
   createReceiver,
@@ -24,18 +17,19 @@ import {
   unwrap,
 } from '../src/sdk.js';
 import { mainSample, notifySample } from '../test/unit/ivms101-fixtures.js';
+import { TestCa } from './certs.js';
+import { bridge } from './demo/bridge.js';
+import { startDemoHub } from './demo/hub.js';
 import { green, plan, red, run, until } from './demo/steps.js';
 import { sunrise } from './demo/sunrise.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'trh-demo-'));
-const cleanup: (() => Promise<unknown> | unknown)[] = [
-  () => rmSync(dataDir, { recursive: true, force: true }),
-];
+const ca = TestCa.create('demo');
+const cleanup: (() => Promise<unknown> | unknown)[] = [() => ca.remove()];
 
 async function main() {
-  plan(22);
+  plan(29);
   process.stdout.write(
-    'Travel Rule Hub demo: three exchanges, three protocols and the sunrise path, one throw-away hub.\n\n',
+    'Travel Rule Hub demo: four exchanges, three protocols, the sunrise path, and a TRP bridge between two throw-away hubs.\n\n',
   );
 
   // A local SMTP server catches the NOTIFY e-mail.
@@ -59,34 +53,8 @@ async function main() {
 
   const hub = await run(
     'Start the hub on a throw-away embedded database',
-    async () => {
-      const masterKey = randomBytes(32);
-      const config = loadConfig({
-        HUB_DATA_DIR: dataDir,
-        HUB_ADMIN_KEY: `trh_admin_${randomBytes(24).toString('base64url')}`,
-        HUB_MASTER_KEY: masterKey.toString('base64'),
-        HUB_ALLOW_PRIVATE_ENDPOINTS: 'true',
-        HUB_LOG_LEVEL: 'silent',
-        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-        HUB_RETRY_SCHEDULE: '200ms,500ms,1s,1s,1s',
-      });
-      const db = await openPglite(dataDir);
-      cleanup.push(() => db.close());
-      await migrate(db, { masterKey });
-      const built = await buildApp({
-        config,
-        db,
-        secrets: { adminKey: config.adminKey!, masterKey, generatedAdminKey: false },
-      });
-      const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
-      await built.background.start();
-      cleanup.unshift(async () => {
-        await built.background.stop();
-        await built.app.close();
-      });
-      return { url, adminKey: config.adminKey! };
-    },
-    (h) => `${h.url}  (docs: ${h.url}/docs, SMTP on 127.0.0.1:${smtpPort})`,
+    () => startDemoHub({ cleanup, smtpPort, trp: { ca, name: 'hub-1' } }),
+    (h) => `${h.url}  (docs: ${h.url}/docs, SMTP on 127.0.0.1:${smtpPort}, TRP at ${h.trpUrl})`,
   );
 
   const admin = createHubClient({ baseUrl: hub.url, apiKey: hub.adminKey });
@@ -256,6 +224,9 @@ async function main() {
     mails,
     cleanup,
   });
+
+  process.stdout.write('\nTRP bridge: a VASP on another network, reached by its travel address\n');
+  await bridge({ ca, originator: A.client, originatorEvents: eventsA, cleanup });
 }
 
 let failed = false;

@@ -22,7 +22,7 @@ import { DirectoryService } from './directory/service.js';
 import { type Authenticator, rateLimitBucket, registerAuth } from './http/auth.js';
 import { UUID } from './http/cursor.js';
 import { addDocumentedAs } from './http/documented-as.js';
-import { serializeError } from './http/error-log.js';
+import { serializeError, serializeRequest } from './http/error-log.js';
 import { AppError } from './http/errors.js';
 import { registerJsonBody } from './http/json-body.js';
 import { lazyCompilers } from './http/lazy-compilers.js';
@@ -97,7 +97,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     logger: {
       level: config.logLevel,
       redact: { paths: REDACT, censor: '[redacted]' },
-      serializers: { err: serializeError },
+      serializers: { err: serializeError, req: serializeRequest },
       ...(logStream ? { stream: logStream } : {}),
     },
     bodyLimit: BODY_LIMIT,

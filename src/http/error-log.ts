@@ -33,3 +33,30 @@ export function serializeError(err: Error): LoggedError {
   if (err.cause instanceof Error) out.cause = serializeError(err.cause);
   return out;
 }
+
+/**
+ * Path segments that are credentials: the token of a claim or credentials link (API and dashboard
+ * pages), of a travel address and of a TRP callback. Request logs show `[token]` instead.
+ */
+const TOKEN_IN_PATH = /\/(claims|claim|credentials|ta|resolutions|confirmations)\/[^/?#]+/g;
+
+export function redactUrl(url: string): string {
+  return url.replace(TOKEN_IN_PATH, '/$1/[token]');
+}
+
+/** How a request appears in logs: Fastify's usual fields, with link tokens masked in the URL. */
+export function serializeRequest(req: {
+  method: string;
+  url: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: req.method,
+    url: redactUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}

@@ -1,7 +1,7 @@
 /**
  * A reference webhook receiver for participants: serves POST /v1/notify/<event>, verifies the
  * Standard Webhooks signature on the raw body before parsing anything (401 otherwise),
- * decrypts BASIC's personal data when it holds the private key, de-duplicates by
+ * decrypts BASIC's and TRP's personal data when it holds the private key, de-duplicates by
  * `webhook-id` (the hub retries with the same id) and answers 200 once the event was handled.
  * A handler that throws (or rejects) gets the hub a 500, and the hub's retry is handled again,
  * not waved through as a duplicate. What a VASP's own endpoint must do, small enough to read in
@@ -19,7 +19,7 @@ export interface ReceivedEvent {
   event: string;
   webhookId: string;
   payload: Record<string, any>;
-  /** BASIC: the decrypted `ivms101_data.encryptedPii`; MAIN confirmed-data: `ivms101Data`. */
+  /** BASIC and TRP: the decrypted `ivms101_data.encryptedPii`; MAIN confirmed-data: `ivms101Data`. */
   pii?: unknown;
   duplicate: boolean;
 }
@@ -27,7 +27,7 @@ export interface ReceivedEvent {
 export interface ReceiverOptions {
   /** Current `whsec_…` secret first; the previous one too while a rotation overlaps. */
   secrets: string[];
-  /** PEM private key matching the public key registered with the hub (for BASIC). */
+  /** PEM private key matching the public key registered with the hub (for BASIC and TRP). */
   privateKeyPem?: string;
   /** Handles an event; the hub gets 200 only after it returns (or its promise resolves). */
   onEvent?: (e: ReceivedEvent) => unknown;

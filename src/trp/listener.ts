@@ -10,7 +10,7 @@
 import type { TLSSocket } from 'node:tls';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TrpConfig } from '../config.js';
-import { serializeError } from '../http/error-log.js';
+import { serializeError, serializeRequest } from '../http/error-log.js';
 import { VERSION } from '../version.js';
 import type { Peer, TrpAnswer, TrpBridge } from './bridge.js';
 import { acceptsTrpVersion, isJsonContentType, isRequestIdentifier, parseApiExtensions } from './headers.js';
@@ -29,8 +29,7 @@ export interface TrpListener {
 export function createTrpListener(config: TrpConfig, bridge: TrpBridge, log: FastifyBaseLogger): TrpListener {
   const started = Date.now();
   const app = Fastify({
-    loggerInstance: log.child({ component: 'trp' }),
-    disableRequestLogging: true,
+    loggerInstance: log.child({ component: 'trp' }, { serializers: { req: serializeRequest } }),
     bodyLimit: BODY_LIMIT,
     requestTimeout: 30_000,
     https: {

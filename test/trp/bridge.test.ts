@@ -13,10 +13,10 @@ import { createServer as createNetServer } from 'node:net';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { type Leaf, TestCa } from '../../scripts/certs.js';
 import { decryptFromHub, generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { decodeTravelAddress, encodeTravelAddress } from '../../src/trp/travel-address.js';
 import { type Backend, type OrgFixture, startHub, type TestHub } from '../harness.js';
-import { type Leaf, TestCa } from '../support/certs.js';
 import { eventually, type ReceivedRequest, Receiver } from '../support/receiver.js';
 import { basicRequest, type Json, uniqueName } from '../support/requests.js';
 
@@ -173,6 +173,12 @@ for (const backend of ['pglite', 'postgres'] as const) {
     };
     const status = async (hub: TestHub, key: string, ref: string) =>
       (await hub.request('GET', `/v1/transactions/${ref}`, { key })).body;
+    /** B records the delivery of `received` (RECEIVER_NOTIFIED) once the receiver's answer is in. */
+    const notifiedOnB = (ref: string) =>
+      eventually(async () => {
+        const t = await status(b, bob.apiKey, ref);
+        return t.status === 'RECEIVER_NOTIFIED' && t;
+      }, 'B notified');
     /** The `received` webhook on B for a transfer whose originator is named `name`. */
     const receivedFor = async (name: string) =>
       eventually(async () => {
@@ -256,8 +262,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
         async () => (await status(a, alice.apiKey, refA)).status === 'RECEIVER_NOTIFIED',
         'A notified',
       );
-      const seenByBob = await status(b, bob.apiKey, refB);
-      assert.equal(seenByBob.status, 'RECEIVER_NOTIFIED');
+      const seenByBob = await notifiedOnB(refB);
       assert.equal(seenByBob.protocol, 'TRP');
       assert.equal(seenByBob.destination, null);
       assert.equal(seenByBob.trp.direction, 'inbound');
@@ -336,6 +341,10 @@ for (const backend of ['pglite', 'postgres'] as const) {
         assert.ok(!rows.some((r) => String(r.p).includes(name)), 'no personal data in the outbox');
         assert.ok(!hub.allLogs().includes(name), 'no personal data in the logs');
       }
+      // Request logs name the paths, with the travel address's token masked.
+      const token = /\/ta\/([\w-]+)/.exec(decodeTravelAddress(ta).url)![1]!;
+      assert.match(b.allLogs(), /"url":"\/ta\/\[token\]\?t=i"/);
+      assert.ok(!b.allLogs().includes(token), 'the travel address token is not logged');
     });
 
     it('a decline on B reaches A as `declined` with the reason as the peer wrote it', async () => {
@@ -348,6 +357,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
         })
       ).body.transactionRef as string;
       const refB = (await receivedFor(name)).payload.transactionRef as string;
+      await notifiedOnB(refB);
       await eventually(
         async () => (await status(a, alice.apiKey, refA)).status === 'RECEIVER_NOTIFIED',
         'notified',
@@ -391,6 +401,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
         })
       ).body.transactionRef as string;
       const refB = (await receivedFor(name)).payload.transactionRef as string;
+      await notifiedOnB(refB);
       await b.request('POST', '/v1/transactions/approve', {
         key: bob.apiKey,
         body: { transactionRef: refB, address: 'bc1qexampleaddress' },
@@ -596,6 +607,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
         body: { approved: { address: 'TXpeerAddress1', callback: `https://127.0.0.1:${port}/confirm/1` } },
       });
       assert.equal(decision.status, 204);
+      const callbackToken = /[\w-]{43}$/.exec(sent.body.callback)![0];
+      assert.ok(!a.allLogs().includes(callbackToken), 'the callback token is not logged');
       const forged = await trpCall(sent.body.callback.replace(/[\w-]{43}$/, 'x'.repeat(43)), {
         body: { rejected: 'no' },
       });

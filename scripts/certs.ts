@@ -1,7 +1,8 @@
 /**
- * Certificates for TLS tests, made by the `openssl` command in a temporary directory: a CA, and
- * leaf certificates it signs for 127.0.0.1 (server and client use), the way an operator would
- * issue them to TRP peers. A second, unrelated CA makes certificates no hub trusts.
+ * Certificates for the TRP tests and the demo, made by the `openssl` command in a temporary
+ * directory: a CA, and leaf certificates it signs for 127.0.0.1 and localhost (server and client
+ * use), the way an operator would issue them to TRP peers. Another CA makes certificates that no
+ * hub trusting the first one accepts.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
