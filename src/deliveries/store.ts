@@ -64,6 +64,10 @@ const sameStream = (a: string, b: string) =>
  * The chosen ids reach the UPDATE as an array (`id = ANY (ARRAY(…))`), which it looks up through
  * the primary key. Joined as a CTE instead, the planner hashed the whole outbox for every claim
  * with a sequential scan, a cost that grows with the table.
+ * `caps` bounds the rows taken per recipient (a worker's room for it, fairness.ts): rows beyond a
+ * recipient's cap are locked for the statement only and stay due, untouched, so a claim never
+ * takes rows it would have to give back (an UPDATE each, twice, and the dead row versions).
+ * Recipients left out entirely go in `excludeRecipients`, so that their rows do not use up `limit`.
  */
 export async function claimDue(
   q: Queryable,
@@ -72,13 +76,11 @@ export async function claimDue(
     leaseMs: number;
     channels: readonly string[];
     excludeRecipients?: readonly string[];
+    /** Rows per recipient at most: `recipients` for those listed, `others` for the rest. */
+    caps?: { recipients: ReadonlyMap<string, number>; others: number };
   },
 ): Promise<LeasedMessage[]> {
-  const rows = await q.query(
-    `UPDATE deliveries SET next_attempt_at =
-         date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $2::double precision / 1000)
-      WHERE id = ANY (ARRAY(
-        SELECT d.id FROM deliveries d
+  const due = (columns: string) => `SELECT ${columns} FROM deliveries d
          WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
            AND d.channel = ANY ($3::text[])
            AND (d.organization_id IS NULL OR d.organization_id <> ALL ($4::uuid[]))
@@ -87,10 +89,25 @@ export async function claimDue(
               WHERE ${sameStream('d', 'f')} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
          ORDER BY d.next_attempt_at
          LIMIT $1
-         FOR UPDATE OF d SKIP LOCKED))
+         FOR UPDATE OF d SKIP LOCKED`;
+  const caps = opts.caps;
+  const chosen = caps
+    ? `SELECT c.id FROM (
+         SELECT l.id, l.organization_id,
+                row_number() OVER (PARTITION BY l.organization_id ORDER BY l.next_attempt_at) AS n
+           FROM (${due('d.id, d.organization_id, d.next_attempt_at')}) l) c
+         LEFT JOIN unnest($5::uuid[], $6::int[]) AS cap(organization_id, n) ON cap.organization_id = c.organization_id
+        WHERE c.organization_id IS NULL OR c.n <= coalesce(cap.n, $7::int)`
+    : due('d.id');
+  const params: unknown[] = [opts.limit, opts.leaseMs, opts.channels, opts.excludeRecipients ?? []];
+  if (caps) params.push([...caps.recipients.keys()], [...caps.recipients.values()], caps.others);
+  const rows = await q.query(
+    `UPDATE deliveries SET next_attempt_at =
+         date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $2::double precision / 1000)
+      WHERE id = ANY (ARRAY(${chosen}))
      RETURNING id, message_id, channel, event, organization_id, email_to, transaction_ref, payload, attempts,
                next_attempt_at`,
-    [opts.limit, opts.leaseMs, opts.channels, opts.excludeRecipients ?? []],
+    params,
   );
   return rows.map((r) => ({
     id: r.id as string,

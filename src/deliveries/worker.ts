@@ -11,13 +11,20 @@
  *   (hooks.deliveryOutcomes); a failure plans the next attempt or gives up (FAILED).
  * - The loop never spins: it wakes on NOTIFY (new work, or a message whose predecessor was just
  *   delivered), when a send ends while it waits for room, when a failure was recorded (its retry
- *   may be due soon), or at the next due time (at most `pollMs` away).
- * - stop() claims nothing more, gives back rows not yet sent, waits (bounded) for sends in flight,
- *   then ends those still unanswered and records them as failed attempts, to be retried.
+ *   may be due soon), when a recipient whose rows a claim left in the outbox has room again, or at
+ *   the next due time (at most `pollMs` away).
+ * - Fairness (fairness.ts): a claim takes of each recipient only what the gate has room for, and
+ *   leaves out recipients it has none for. Scanning past a left-out recipient's due rows costs a
+ *   read of each, so the loop does it only when other work may be due (a NOTIFY, a recorded
+ *   failure, the next due time or poll), not each time a busy recipient's sends free some room:
+ *   then it claims for that recipient alone, which finds its rows first in the due order.
+ * - stop() claims nothing more, gives back rows not yet sent (waiting ones included), waits
+ *   (bounded) for sends in flight, then ends those still unanswered and records them as failed
+ *   attempts, to be retried.
  */
 import type { Database } from '../db/database.js';
 import type { NotifyMailer } from './email.js';
-import { RecipientGate } from './fairness.js';
+import { ClaimPlanner, type ClaimShape, RecipientGate } from './fairness.js';
 import type { DeliveryHooks } from './hooks.js';
 import { OutboxMaintenance } from './maintenance.js';
 import type { DeliveryMetrics } from './metrics.js';
@@ -27,6 +34,12 @@ import { ResultRecorder } from './recorder.js';
 import type { WebhookSender } from './sender.js';
 import * as store from './store.js';
 import type { LeasedMessage, SendResult, TrpSender, WorkerLog } from './types.js';
+
+/** A claimed row waiting in the gate, with what its claim read about its recipient. */
+interface Held {
+  d: LeasedMessage;
+  batch: RecipientMemo;
+}
 
 export interface WorkerOptions {
   db: Database;
@@ -40,7 +53,7 @@ export interface WorkerOptions {
   metrics: DeliveryMetrics;
   log: WorkerLog;
   retrySchedule: readonly number[];
-  /** Sends in flight at most. */
+  /** Sends in flight at most; twice as many claimed rows may wait for their recipient's turn (fairness.ts). */
   concurrency?: number;
   /** Sends in flight to one organization at most (HUB_MAX_INFLIGHT_PER_RECIPIENT). */
   maxInflightPerRecipient?: number;
@@ -50,6 +63,12 @@ export interface WorkerOptions {
   batchSize?: number;
   /** How long a claim holds a row; well above the 10 s send timeout. */
   leaseMs?: number;
+  /**
+   * How long a claimed row may wait for its recipient's turn before it goes back to the outbox
+   * (default: a tenth of the lease). A send may take most of the lease: the sender's two deadlines
+   * and the address check (sender.ts).
+   */
+  maxWaitMs?: number;
   /** Longest sleep without a wake-up (catches other processes' retries without NOTIFY). */
   pollMs?: number;
   /** How long stop() waits for sends in flight. */
@@ -86,10 +105,19 @@ export class DeliveryWorker implements LocalWorker {
   private waitingForRoom = false;
   private readonly recorder: ResultRecorder;
   private readonly maintenance: OutboxMaintenance;
-  /** Per-recipient limits and circuit breakers (fairness.ts). */
-  private readonly gate: RecipientGate;
-  /** The recipients the last claim left out. */
-  private blockedAtClaim = new Set<string>();
+  /** Per-recipient limits, waiting rows and circuit breakers (fairness.ts). */
+  private readonly gate: RecipientGate<Held>;
+  /** What the next claim asks for (fairness.ts). */
+  private readonly planner: ClaimPlanner;
+  /**
+   * Work other than that of recipients a claim left out may be due: set by wake() and by the
+   * time coming (`lookAgainAt`), cleared by a claim that took all it was allowed to see. Without
+   * it, the loop only refills recipients it left out (ClaimPlanner).
+   */
+  private lookAround = true;
+  private lookAgainAt = 0;
+  /** Counts wake() calls: a wake during a claim keeps `lookAround`. */
+  private wakes = 0;
   private wakeSleeper: (() => void) | undefined;
 
   constructor(private readonly o: WorkerOptions) {
@@ -104,7 +132,12 @@ export class DeliveryWorker implements LocalWorker {
     this.stopTimeoutMs = o.stopTimeoutMs ?? 10_000;
     this.recorder = new ResultRecorder(o);
     this.maintenance = new OutboxMaintenance(o.db, o.log, o.vacuumAfterRows);
-    this.gate = new RecipientGate(o.maxInflightPerRecipient ?? 16, o.retrySchedule);
+    this.gate = new RecipientGate<Held>(o.maxInflightPerRecipient ?? 16, o.retrySchedule, 5, Date.now, {
+      // A busy recipient is refilled a batch at a time while two more batches are still waiting.
+      maxWaiting: 3 * this.batchSize,
+      maxWaitMs: o.maxWaitMs ?? this.leaseMs / 10,
+    });
+    this.planner = new ClaimPlanner(this.gate, this.batchSize);
   }
 
   get isRunning(): boolean {
@@ -144,6 +177,13 @@ export class DeliveryWorker implements LocalWorker {
 
   /** Asks the loop to look for work now. */
   wake(): void {
+    this.wakes++;
+    this.lookAround = true;
+    this.nudge();
+  }
+
+  /** Wakes the loop without saying that new work may be due (room was freed). */
+  private nudge(): void {
     this.woken = true;
     this.wakeSleeper?.();
   }
@@ -178,10 +218,14 @@ export class DeliveryWorker implements LocalWorker {
     this.reserved = Math.max(0, this.reserved - n);
   }
 
-  /** Sends this worker can start now: its concurrency, while finished sends are recorded fast enough. */
+  /**
+   * Rows this worker can take now, each to send or to wait for its recipient's turn: up to
+   * `concurrency` sends and twice as many waiting rows, while finished sends are recorded fast enough.
+   */
   private freeSlots(): number {
-    const busy = this.sending + this.reserved;
-    return this.inFlight.size - this.sending < this.maxUnrecorded ? Math.max(0, this.concurrency - busy) : 0;
+    if (this.inFlight.size - this.sending >= this.maxUnrecorded) return 0;
+    const sends = this.sending + this.reserved;
+    return Math.max(0, Math.min(this.concurrency - sends, 2 * this.concurrency - this.gate.waitingCount()));
   }
 
   private async shutdown(): Promise<void> {
@@ -189,6 +233,7 @@ export class DeliveryWorker implements LocalWorker {
     this.wake();
     await this.starting?.catch(() => {});
     await this.running;
+    await this.release(this.gate.drop().map((h) => h.d));
     await this.unlisten?.().catch(() => {});
     await this.settle(this.stopTimeoutMs);
     if (this.inFlight.size > 0) {
@@ -226,22 +271,27 @@ export class DeliveryWorker implements LocalWorker {
     let backlog = false;
     while (!this.stopping) {
       this.woken = false;
+      const expiry = this.expireWaiting();
+      if (performance.now() >= this.lookAgainAt) this.lookAround = true;
+      const lookAround = this.lookAround;
+      const wakes = this.wakes;
       // A send's slot is free once its answer is in: recording happens meanwhile, in batches.
       const free = this.freeSlots();
-      const room = Math.min(this.batchSize, free);
-      let wait = this.pollMs;
       // With a backlog, claim whole batches: a claim per finished send would cost a query each.
-      const waitForRoom = room === 0 || (backlog && room < this.batchSize && this.sending > 0);
-      if (!waitForRoom) {
+      const waitForRoom: boolean = free === 0 || (backlog && free < this.batchSize && this.sending > 0);
+      const shape: ClaimShape | undefined = waitForRoom
+        ? undefined
+        : this.planner.shape(lookAround, Math.min(this.batchSize, free));
+      if (shape) {
         let claimed: LeasedMessage[];
         try {
           const started = performance.now();
-          this.blockedAtClaim = new Set(this.gate.blocked());
           claimed = await store.claimDue(this.o.db, {
-            limit: room,
+            limit: shape.limit,
             leaseMs: this.leaseMs,
             channels: this.channels(),
-            excludeRecipients: [...this.blockedAtClaim],
+            excludeRecipients: shape.exclude,
+            caps: shape.caps,
           });
           this.maintenance.afterClaim(performance.now() - started);
         } catch (err) {
@@ -253,17 +303,43 @@ export class DeliveryWorker implements LocalWorker {
           await this.release(claimed);
           break;
         }
+        const complete = this.planner.took(shape, claimed.map(recipientOf));
         this.launchAll(claimed);
-        backlog = claimed.length === room;
-        if (backlog) continue; // there is probably more due right now
-        if (this.woken) continue; // new work arrived while claiming: no need to ask when the next is due
-        const next = await store.msUntilNextDue(this.o.db, this.channels()).catch(() => null);
-        if (next !== null) wait = Math.min(wait, Math.max(5, Math.ceil(next)));
+        backlog = claimed.length === shape.limit;
+        if (lookAround && !complete) continue; // more may be due right now, past what it took
+        if (lookAround && this.wakes === wakes) {
+          this.lookAround = false;
+          this.lookAgainAt = performance.now() + this.pollMs;
+          if (this.woken) continue; // work arrived while claiming: no need to ask when the next is due
+          const next = await store.msUntilNextDue(this.o.db, this.channels()).catch(() => null);
+          if (next !== null) {
+            this.lookAgainAt = Math.min(this.lookAgainAt, performance.now() + Math.max(5, next));
+          }
+        }
       }
+      let wait = Math.min(this.pollMs, expiry ?? this.pollMs);
+      if (!this.lookAround) wait = Math.min(wait, Math.max(1, this.lookAgainAt - performance.now()));
       this.waitingForRoom = waitForRoom;
       await this.sleep(wait);
       this.waitingForRoom = false;
     }
+  }
+
+  /** Gives back the rows that waited too long; returns ms until the next one will have, if any. */
+  private expireWaiting(): number | undefined {
+    const { expired, nextInMs } = this.gate.expire();
+    this.giveBack(expired);
+    return nextInMs === undefined ? undefined : Math.max(1, nextInMs);
+  }
+
+  /** Waiting rows go back to the outbox, due at once; their recipients are claimed for again later. */
+  private giveBack(held: readonly Held[]): void {
+    if (held.length === 0) return;
+    for (const h of held) {
+      const id = recipientOf(h.d);
+      if (id !== undefined) this.planner.gaveBack(id);
+    }
+    void this.release(held.map((h) => h.d));
   }
 
   /**
@@ -272,7 +348,7 @@ export class DeliveryWorker implements LocalWorker {
    * per webhook when handed-off messages are the whole load).
    */
   private roomFreed(): void {
-    if (this.waitingForRoom) this.wake();
+    if (this.waitingForRoom) this.nudge();
   }
 
   private sleep(ms: number): Promise<void> {
@@ -290,24 +366,36 @@ export class DeliveryWorker implements LocalWorker {
 
   /**
    * Starts the sends of one claim (or hand-over), sharing what they read about a recipient. A
-   * webhook whose recipient the gate does not admit now goes back to the outbox, due at once: it
-   * holds no slot while its recipient is at its limit or paused (fairness.ts).
+   * webhook whose recipient is at its in-flight limit waits for its turn in the gate, or, if the
+   * gate has no room for it (the recipient is paused or slow), goes back to the outbox, due at once.
    */
   private launchAll(messages: LeasedMessage[]): void {
     const batch: RecipientMemo = new Map();
-    const refused: LeasedMessage[] = [];
+    const refused: Held[] = [];
+    const waiting = new Set<string>();
     for (const d of messages) {
       const m = d.message;
       if (m.channel === 'webhook') {
-        if (!this.gate.admits(m.organizationId)) {
-          refused.push(d);
+        const id = m.organizationId;
+        if (this.gate.hasWaiting(id) || !this.gate.admits(id)) {
+          if (this.gate.hold(id, { d, batch })) waiting.add(id);
+          else refused.push({ d, batch });
           continue;
         }
-        this.gate.started(m.organizationId);
+        this.gate.started(id);
       }
       this.launch(d, batch);
     }
-    void this.release(refused);
+    this.giveBack(refused);
+    // Rows queued behind older waiting ones, in case a slot is free (none, in the usual case).
+    for (const id of waiting) this.startWaiting(id);
+  }
+
+  /** Starts the waiting rows of `recipient` that it has slots for; gives back those that waited too long. */
+  private startWaiting(recipient: string): void {
+    const { start, expired } = this.gate.next(recipient);
+    for (const h of start) this.launch(h.d, h.batch);
+    this.giveBack(expired);
   }
 
   /** `batch` is shared by the rows of one claim: what they read about a recipient is read once. */
@@ -332,14 +420,21 @@ export class DeliveryWorker implements LocalWorker {
     return ['webhook', ...(this.o.mailer ? ['email'] : []), ...(this.o.trp ? ['trp'] : [])];
   }
 
-  /** A send to `recipient` ended: the gate learns of it, and the loop looks again if it had left it out. */
+  /**
+   * A send to `recipient` ended: the gate learns of it, its next waiting rows start (or all go back
+   * if its circuit opened), and the loop claims for it again once it has room for a good share of
+   * its cap, if a claim left rows of it in the outbox.
+   */
   private sent(recipient: string, result: SendResult | 'released' | undefined): void {
     if (result === 'released') this.gate.released(recipient);
     else this.gate.finished(recipient, result?.ok === true);
-    if (this.blockedAtClaim.has(recipient) && this.gate.admits(recipient)) {
-      this.blockedAtClaim.delete(recipient);
-      this.wake();
+    if (this.stopping) return;
+    if (this.gate.paused(recipient)) {
+      this.giveBack(this.gate.drop(recipient));
+      return;
     }
+    this.startWaiting(recipient);
+    if (this.planner.wants(recipient)) this.nudge();
   }
 
   private async release(held: LeasedMessage[]): Promise<void> {
@@ -396,4 +491,9 @@ export class DeliveryWorker implements LocalWorker {
     await this.release([d]);
     return 'released';
   }
+}
+
+/** The organization a webhook goes to; undefined for the other channels. */
+function recipientOf(d: LeasedMessage): string | undefined {
+  return d.message.channel === 'webhook' ? d.message.organizationId : undefined;
 }

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
+import { OUTBOX_CHANNEL } from '../../src/deliveries/outbox.js';
 import { eachBackend, type OrgFixture } from '../harness.js';
 import { Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
@@ -56,6 +57,48 @@ eachBackend(
         receiver.to('/slow/v1/notify/received').length,
         2,
         'two in flight at most (the limit), the rest wait',
+      );
+    });
+
+    it('delivers to a healthy recipient queued behind the large backlog of a hanging one, which holds only its limit', async () => {
+      const { receiver, slow, healthy } = await setup();
+      // The hanging one answers only after the others are all done (within the send timeout).
+      receiver.script(
+        '/slow/v1/notify/ping',
+        ...Array.from({ length: 10 }, () => ({ status: 200, delayMs: 9000 })),
+      );
+      const queue = (organizationId: string, n: number) =>
+        hub().db.query(
+          `INSERT INTO deliveries (id, message_id, channel, event, organization_id, payload)
+           SELECT gen_random_uuid(), 'msg_fair_' || gen_random_uuid(), 'webhook', 'ping', $1::uuid,
+                  jsonb_build_object('type', 'ping', 'organizationId', $1::text, 'seq', g)
+             FROM generate_series(1, $2::int) AS g`,
+          [organizationId, n],
+        );
+      // Every message of the healthy one is due after the whole backlog of the hanging one.
+      await queue(slow.id, 300);
+      await queue(healthy.id, 20);
+      await hub().db.query(`SELECT pg_notify('${OUTBOX_CHANNEL}', '')`);
+      await receiver.waitFor(
+        (r) => r.to('/healthy/v1/notify/ping').length === 20,
+        8000,
+        "all of the healthy one's messages, before the hanging one answers anything",
+      );
+      assert.equal(
+        receiver.to('/slow/v1/notify/ping').length,
+        2,
+        'the hanging one got its limit of sends, none answered yet',
+      );
+      const [backlog] = await hub().db.query<{ untouched: number }>(
+        `SELECT count(*)::int AS untouched FROM deliveries
+          WHERE organization_id = $1 AND status = 'PENDING' AND attempts = 0`,
+        [slow.id],
+      );
+      assert.equal(backlog?.untouched, 300, 'its backlog stays in the outbox, no attempt counted');
+      // Withdrawn, so that the suite's other tests do not retry it.
+      await hub().db.query(
+        `UPDATE deliveries SET status = 'CANCELLED' WHERE organization_id = $1 AND status = 'PENDING'`,
+        [slow.id],
       );
     });
 

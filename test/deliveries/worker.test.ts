@@ -627,6 +627,35 @@ eachBackend(
       await eventually(async () => vacuums === 1, 'a vacuum after the second slow claim');
     });
 
+    it('drains a backlog to one recipient past its in-flight limit without giving rows back', async (t) => {
+      const { receiver, beneficiary } = await setup();
+      let claims = 0;
+      let releases = 0;
+      const counting: Database = {
+        ...hub().db,
+        query(sql, params) {
+          if (sql.includes('SKIP LOCKED')) claims++;
+          if (sql.includes('SET next_attempt_at = clock_timestamp()')) releases++;
+          return hub().db.query(sql, params);
+        },
+      };
+      await hub().db.query(
+        `INSERT INTO deliveries (id, message_id, channel, event, organization_id, payload)
+         SELECT gen_random_uuid(), 'msg_drain_' || gen_random_uuid(), 'webhook', 'ping', $1::uuid,
+                jsonb_build_object('type', 'ping', 'organizationId', $1::text, 'seq', g)
+           FROM generate_series(1, 600) AS g`,
+        [beneficiary.id],
+      );
+      const e = engine(hub(), fakeHooks(), {}, counting);
+      t.after(() => e.close());
+      await e.worker.start();
+      await receiver.waitFor((r) => r.to('/b/v1/notify/ping').length >= 600, 20_000, '600 pings');
+      const ids = receiver.to('/b/v1/notify/ping').map((r) => r.headers['webhook-id']);
+      assert.equal(new Set(ids).size, 600, 'each once');
+      assert.equal(releases, 0, 'rows beyond the limit waited in the worker instead of going back');
+      assert.ok(claims <= 30, `${claims} claims for 600 messages`);
+    });
+
     /** The API side of one process, with `worker` as its local worker. */
     const apiWith = (worker: LocalWorker) => {
       const outbox = new Outbox();
