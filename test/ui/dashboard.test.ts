@@ -200,6 +200,9 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await betaPage.getByLabel('Description').fill('Beneficiary name matches a sanctions list entry.');
     await shot(betaPage, 'transaction-beneficiary');
     await decline.click();
+    // Declining is final: the form asks once more, and the question takes the focus.
+    await betaPage.waitForFunction(() => document.activeElement?.id === 'decline-question');
+    await betaPage.getByRole('button', { name: 'Yes, decline the transfer' }).click();
     await betaPage.getByRole('note', { name: 'Decline reason' }).waitFor();
     assert.equal(await statusOf(beta.apiKey, ref), 'DECLINED');
   });
@@ -590,7 +593,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
     assert.equal(await focused(), 'Inbox', 'the page’s heading takes the focus');
-    for (const expected of ['Settings', 'Delivery health', 'Outbox']) {
+    for (const expected of ['Settings', 'Delivery health', 'Travel addresses', 'Outbox']) {
       await page.keyboard.press('Shift+Tab');
       assert.equal(await focused(), expected);
     }

@@ -91,6 +91,8 @@ export type Announcement = GetOf<'/v1/claims/{token}'>;
 export type ApplicationAccepted = PostOf<'/v1/claims/{token}/application'>;
 export type AttachResult = PostOf<'/v1/claims/{token}/attach'>;
 export type Credentials = PostOf<'/v1/credentials/{token}'>;
+/** A member's travel address for TRP inquiries (SPEC §16). */
+export type TravelAddress = PostOf<'/v1/travel-addresses'>;
 
 /** The caller's side of a transaction. */
 export type Role = 'originator' | 'beneficiary';

@@ -29,6 +29,7 @@ import { Settings } from './views/settings.js';
 import { SignIn } from './views/sign-in.js';
 import { TransactionPage } from './views/transaction.js';
 import { TransactionList } from './views/transactions.js';
+import { TravelAddresses } from './views/travel-addresses.js';
 
 interface NavItem {
   route: string;
@@ -38,6 +39,7 @@ interface NavItem {
 const ORG_NAV: NavItem[] = [
   { route: 'inbox', label: 'Inbox' },
   { route: 'outbox', label: 'Outbox' },
+  { route: 'travel-addresses', label: 'Travel addresses' },
   { route: 'deliveries', label: 'Delivery health' },
   { route: 'settings', label: 'Settings' },
 ];
@@ -215,6 +217,8 @@ function OrgRoutes({ route }: { route: string[] }) {
       return <TransactionList party="originator" />;
     case 'tx':
       return route[1] ? <TransactionPage key={route[1]} transactionRef={route[1]} /> : <NotFound />;
+    case 'travel-addresses':
+      return <TravelAddresses />;
     case 'deliveries':
       return <DeliveryHealth />;
     case 'settings':

@@ -40,14 +40,28 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
 /** Retrying or failed: the counterparty does not hear of the transaction (or of its latest news). */
 export const isFailing = (d: DeliverySummary) => d.state === 'retrying' || d.state === 'failed';
 
-/** Which message the summary is about, for the caller's side of the transaction. */
+/**
+ * Which message the summary is about, for the caller's side of the transaction. For TRP (SPEC §16)
+ * it is the hub's TRP message to the peer: the inquiry (outbound), the member's answer (inbound).
+ */
 function whichMessage(tx: Transaction, role: Role): string {
+  if (tx.protocol === 'TRP') {
+    return role === 'originator'
+      ? 'The TRP inquiry that tells the beneficiary VASP of this transfer, over mutual TLS.'
+      : 'Your answer (approval or rejection) that the hub sends to the TRP peer’s callback.';
+  }
   if (role === 'beneficiary') return 'The latest message the hub owes the originator about this transaction.';
   const email = tx.protocol === 'NOTIFY' && !tx.history.some((h) => h.event === 'beneficiary-joined');
   return email
     ? 'The NOTIFY e-mail that announces this transfer to the beneficiary.'
     : 'The received webhook that tells the beneficiary of this transfer.';
 }
+
+/** An inbound TRP transfer the member has not answered yet: the hub owes the peer nothing so far. */
+const undecidedInboundTrp = (tx: Transaction, role: Role) =>
+  tx.protocol === 'TRP' &&
+  role === 'beneficiary' &&
+  (tx.status === 'NEW' || tx.status === 'RECEIVER_NOTIFIED');
 
 /** The "Delivery" box of a transaction page. */
 export function DeliveryBox({ tx, role }: { tx: Transaction; role: Role }) {
@@ -59,7 +73,11 @@ export function DeliveryBox({ tx, role }: { tx: Transaction; role: Role }) {
       <dl class="facts">
         <Fact label="State">
           <span class={`badge badge-delivery-${d.state}`}>{DELIVERY_STATE_LABELS[d.state]}</span>{' '}
-          <span class="small">{DELIVERY_STATE_DETAILS[d.state]}</span>
+          <span class="small">
+            {d.state === 'not-applicable' && undecidedInboundTrp(tx, role)
+              ? 'Nothing is sent to the peer until you approve or decline.'
+              : DELIVERY_STATE_DETAILS[d.state]}
+          </span>
         </Fact>
         <Fact label="Attempts">{d.attempts}</Fact>
         <Fact label="Last error">

@@ -1,20 +1,22 @@
 /**
  * Delivery health, both ways: the organization's own transfers whose message to the beneficiary
- * does not get through (its `received` webhook or NOTIFY e-mail retrying or failed: the
+ * does not get through (its `received` webhook, NOTIFY e-mail or TRP inquiry retrying or failed: the
  * counterparty's side, which only the counterparty or the operator can fix), and the webhooks
  * to this organization that failed (with redeliver) or still wait. "All is well" only when
  * none of them is in trouble.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, type TransactionSummary, unwrap } from '../api.js';
+import { Counterparty } from '../components/counterparty.js';
 import { DeliveryList } from '../components/deliveries.js';
 import { DELIVERY_STATE_LABELS, ERROR_CLASS_LABELS } from '../components/delivery-summary.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, Time } from '../components/ui.js';
-import { OrgName, useOrgNames } from '../directory.js';
+import { useOrgNames } from '../directory.js';
 import { shortRef } from '../format.js';
 import { usePoll } from '../hooks.js';
 import { href } from '../router.js';
 import { useOrg } from '../session.js';
+import { protocolLabel } from '../trp.js';
 import { POLL_MS } from './transactions.js';
 
 export function DeliveryHealth() {
@@ -197,13 +199,14 @@ function OutgoingFailing({ transactions }: { transactions: TransactionSummary[] 
             <Time iso={t.createdAt} />
           </td>
           <td data-label="To">
-            {t.beneficiaryVASPdid ? (
-              <OrgName did={t.beneficiaryVASPdid} names={names} />
-            ) : (
-              <span class="muted">outside the directory (NOTIFY e-mail)</span>
-            )}
+            <Counterparty
+              t={t}
+              side="originator"
+              names={names}
+              fallback={<span class="muted">outside the directory (NOTIFY e-mail)</span>}
+            />
           </td>
-          <td data-label="Protocol">{t.protocol}</td>
+          <td data-label="Protocol">{protocolLabel(t.protocol, 'originator')}</td>
           <td data-label="Delivery">
             <span class={`badge badge-delivery-${t.delivery.state}`}>
               {DELIVERY_STATE_LABELS[t.delivery.state]}

@@ -1,20 +1,23 @@
 /**
- * The commands open to the caller, by role and state (SPEC §6–7, §11, §12), and nothing else:
+ * The commands open to the caller, by role and state (SPEC §6–7, §11, §12, §16), and nothing else:
  * confirm (originator, MAIN or a NOTIFY transaction its beneficiary claimed, RECEIVER_NOTIFIED),
- * decline (beneficiary, CONFIRMED), share the hash (originator, not final, not yet shared) and
- * cancel (originator, NEW to CONFIRMED, before a hash was shared; asks once more). If the
- * counterparty acted first, the hub's 409 is shown as it is and the page reloads the current
- * state. A read-only session gets no form, only a line on what a full-scope key could do now.
+ * approve with an address (beneficiary of an inbound TRP transfer, RECEIVER_NOTIFIED), decline
+ * (beneficiary, CONFIRMED; inbound TRP: RECEIVER_NOTIFIED), share the hash (originator, not final,
+ * not yet shared; outbound TRP: once the peer approved with the address) and cancel (originator, NEW to CONFIRMED, before a hash was shared). Approve,
+ * decline and cancel cannot be undone and ask once more. If the counterparty acted first, the
+ * hub's 409 is shown as it is and the page reloads the current state. A read-only session gets no
+ * form, only a line on what a full-scope key could do now.
  */
-import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { DECLINE_CATEGORIES, type DeclineCategory } from '../../../src/transactions/decline.js';
-import { HubProblem, type Role, type Transaction, unwrap } from '../api.js';
+import { type Role, type Transaction, unwrap } from '../api.js';
+import { ActionForm, type FormProps, useCommand } from '../components/action-form.js';
 import { Field } from '../components/forms.js';
 import { ErrorNote } from '../components/ui.js';
 import { FINAL_STATES, words } from '../format.js';
-import { useAction } from '../hooks.js';
-import { useAnnounce, useCanWrite, useOrg } from '../session.js';
+import { useCanWrite, useOrg } from '../session.js';
+import { isInboundTrp, peerName } from '../trp.js';
+import { ApproveForm } from './approve-form.js';
 
 /** How a transaction hash is typed, wherever it is asked for. */
 const TX_HASH_INPUT = { class: 'mono', pattern: '[A-Za-z0-9._:\\-]+', maxLength: 256, spellcheck: false };
@@ -29,10 +32,15 @@ export function allowedActions(tx: Transaction, role: Role) {
   const final = FINAL_STATES.includes(tx.status);
   const hashShared = Boolean(tx.transactionBlockchainInfo.txHash);
   const followsMain = tx.protocol === 'MAIN' || (tx.protocol === 'NOTIFY' && claimed(tx));
+  // An inbound TRP transfer waits for the member's decision: approve with an address, or decline.
+  const trpDecision = isInboundTrp(tx, role) && tx.status === 'RECEIVER_NOTIFIED';
   return {
     confirm: role === 'originator' && followsMain && tx.status === 'RECEIVER_NOTIFIED',
-    decline: role === 'beneficiary' && tx.status === 'CONFIRMED' && tx.protocol !== 'TRP',
-    shareHash: role === 'originator' && !final && !hashShared,
+    approve: trpDecision,
+    decline: trpDecision || (role === 'beneficiary' && tx.status === 'CONFIRMED' && tx.protocol !== 'TRP'),
+    // An outbound TRP transfer is paid to the address the peer approves with: no hash before that.
+    shareHash:
+      role === 'originator' && !final && !hashShared && (tx.protocol !== 'TRP' || tx.status === 'CONFIRMED'),
     cancel: role === 'originator' && CANCELLABLE.includes(tx.status) && !hashShared,
   };
 }
@@ -41,23 +49,31 @@ function waitingFor(tx: Transaction, role: Role): string {
   if (tx.status === 'DECLINED') return 'The transaction is declined; nothing more can happen to it.';
   if (tx.status === 'CANCELLED') return 'The transaction is cancelled; nothing more can happen to it.';
   if (tx.status === 'EXPIRED') return 'The transaction expired; nothing more can happen to it.';
+  const peer = tx.trp ? peerName(tx.trp.peer) : 'the TRP peer';
   if (tx.status === 'NEW') {
+    if (tx.protocol === 'TRP') {
+      return role === 'originator'
+        ? `Waiting for ${peer} to take the TRP inquiry.`
+        : 'Waiting for your travel endpoint to acknowledge the received webhook.';
+    }
     return tx.protocol === 'NOTIFY'
       ? 'Waiting for the NOTIFY e-mail to be accepted.'
       : 'Waiting for the beneficiary to acknowledge the received webhook.';
   }
   if (tx.status === 'RECEIVER_NOTIFIED') {
+    if (tx.protocol === 'TRP' && role === 'originator') {
+      return `Waiting for ${peer} to approve the transfer (with the address to pay) or reject it.`;
+    }
     return role === 'beneficiary' && (tx.protocol === 'MAIN' || claimed(tx))
       ? 'Waiting for the originator to confirm; the personal data follows then.'
       : 'No action is open to you in this state.';
   }
+  if (tx.protocol === 'TRP' && role === 'beneficiary') {
+    return tx.transactionBlockchainInfo.txHash
+      ? 'You approved the transfer, and the originator shared its transaction hash.'
+      : `You approved the transfer; ${peer} shares the transaction hash once it has paid.`;
+  }
   return 'No action is open to you in this state.';
-}
-
-interface FormProps {
-  tx: Transaction;
-  onChanged: () => void;
-  onConflict: (err: unknown) => void;
 }
 
 export function TransactionActions({
@@ -74,11 +90,12 @@ export function TransactionActions({
   const canWrite = useCanWrite();
   const allowed = allowedActions(tx, role);
   // Cancelling is always a way out while it is open, not a next step: it does not count here.
-  const any = allowed.confirm || allowed.decline || allowed.shareHash;
+  const any = allowed.confirm || allowed.approve || allowed.decline || allowed.shareHash;
   const props = { tx, onChanged, onConflict: setConflict };
   if (!canWrite) {
     const open = [
       allowed.confirm ? 'confirm it' : '',
+      allowed.approve ? 'approve it' : '',
       allowed.decline ? 'decline it' : '',
       allowed.shareHash ? 'share its transaction hash' : '',
       allowed.cancel ? 'cancel it' : '',
@@ -100,78 +117,11 @@ export function TransactionActions({
       <ErrorNote error={conflict} prefix="Not possible now:" />
       {!any ? <p class="muted">{waitingFor(tx, role)}</p> : null}
       {allowed.confirm ? <ConfirmForm {...props} /> : null}
+      {allowed.approve ? <ApproveForm {...props} /> : null}
       {allowed.decline ? <DeclineForm {...props} /> : null}
       {allowed.shareHash && !allowed.confirm ? <TxHashForm {...props} /> : null}
       {allowed.cancel ? <CancelForm {...props} /> : null}
     </section>
-  );
-}
-
-/**
- * Runs a command. A 409 means the state moved on (the counterparty acted first, or a hash is
- * already set): it is reported in the hub's own words and the page reloads the state.
- */
-function useCommand({ onChanged, onConflict }: FormProps) {
-  const announce = useAnnounce();
-  const { busy, error, run: runAction } = useAction();
-  const run = (command: () => Promise<unknown>, done: string) => {
-    onConflict(null);
-    return runAction(async () => {
-      try {
-        await command();
-      } catch (err) {
-        if (!(err instanceof HubProblem && err.status === 409)) throw err;
-        onConflict(err);
-        onChanged();
-        return;
-      }
-      announce(done);
-      onChanged();
-    });
-  };
-  return { busy, error, run };
-}
-
-/** One command's form: heading, what it does, its fields, its failure and its submit button. */
-function ActionForm({
-  name,
-  title,
-  intro,
-  command,
-  button,
-  busyButton,
-  buttonClass,
-  ready = true,
-  onSubmit,
-  children,
-}: {
-  /** Gives the heading's id, `<name>-heading`. */
-  name: string;
-  title: string;
-  intro: ComponentChildren;
-  command: { busy: boolean; error: unknown };
-  button: string;
-  busyButton: string;
-  buttonClass?: string;
-  /** Whether the fields are filled in enough to submit. */
-  ready?: boolean;
-  onSubmit: () => void;
-  children: ComponentChildren;
-}) {
-  const submit = (e: Event) => {
-    e.preventDefault();
-    onSubmit();
-  };
-  return (
-    <form class="action" onSubmit={submit} aria-labelledby={`${name}-heading`}>
-      <h3 id={`${name}-heading`}>{title}</h3>
-      <p class="small">{intro}</p>
-      {children}
-      <ErrorNote error={command.error} prefix="Failed:" />
-      <button type="submit" class={buttonClass} disabled={command.busy || !ready}>
-        {command.busy ? busyButton : button}
-      </button>
-    </form>
   );
 }
 
@@ -219,6 +169,8 @@ function ConfirmForm(props: FormProps) {
 function DeclineForm(props: FormProps) {
   const { tx } = props;
   const { client } = useOrg();
+  // An inbound TRP transfer's originator is the peer: it hears of the decline as TRP's rejection.
+  const trp = tx.trp ? peerName(tx.trp.peer) : null;
   const [category, setCategory] = useState('');
   const [description, setDescription] = useState('');
   const command = useCommand(props);
@@ -227,19 +179,32 @@ function DeclineForm(props: FormProps) {
     const body = { transactionRef: tx.transactionRef, reason };
     command.run(
       () => unwrap(client.POST('/v1/transactions/decline', { body })),
-      'Declined. The originator is informed.',
+      trp ? `Declined. ${trp} is told over TRP.` : 'Declined. The originator is informed.',
     );
   };
   return (
     <ActionForm
       name="decline"
       title="Decline"
-      intro="Declining closes the transaction for good; the originator is told the reason."
+      intro={
+        trp
+          ? `Declining closes the transaction for good; ${trp} is told over TRP that it is rejected, with your description as the reason (TRP carries no category).`
+          : 'Declining closes the transaction for good; the originator is told the reason.'
+      }
       command={command}
-      button="Decline transaction"
+      button="Decline transaction…"
       busyButton="Declining…"
       buttonClass="danger"
       ready={category !== '' && description.trim() !== ''}
+      confirm={{
+        question: (
+          <>
+            <strong>Decline this transfer for good?</strong> This cannot be undone.
+          </>
+        ),
+        yes: 'Yes, decline the transfer',
+        back: 'Not yet',
+      }}
       onSubmit={submit}
     >
       <Field id="decline-category" label="Reason">
@@ -259,7 +224,7 @@ function DeclineForm(props: FormProps) {
       <Field
         id="decline-description"
         label="Description"
-        hint="Required; up to 2000 characters. The originator sees it."
+        hint={`Required; up to 2000 characters. ${trp ?? 'The originator'} sees it.`}
       >
         {(aria) => (
           <textarea
@@ -315,22 +280,12 @@ function TxHashForm(props: FormProps) {
   );
 }
 
-/**
- * Calls the transfer off for good, after a second question (in the page, so keyboard and
- * screen-reader users stay in place): the question takes the focus, "Keep the transfer" goes back.
- */
+/** Calls the transfer off for good, after a second question. */
 function CancelForm(props: FormProps) {
   const { tx } = props;
   const { client } = useOrg();
   const [reason, setReason] = useState('');
-  const [asking, setAsking] = useState(false);
   const command = useCommand(props);
-  const question = useRef<HTMLParagraphElement>(null);
-  const start = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) question.current?.focus();
-  }, [asking]);
-
   const cancel = () => {
     const body = { transactionRef: tx.transactionRef, ...(reason.trim() ? { reason: reason.trim() } : {}) };
     command.run(
@@ -338,38 +293,49 @@ function CancelForm(props: FormProps) {
       'Cancelled. The transaction is final.',
     );
   };
-  const keep = () => {
-    setAsking(false);
-    window.setTimeout(() => start.current?.focus(), 0);
-  };
   // In NEW the beneficiary has heard nothing yet, so there is nobody to tell.
   const notified = tx.status !== 'NEW';
   return (
-    <form
-      class="action"
-      aria-labelledby="cancel-heading"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (asking) cancel();
-        else setAsking(true);
+    <ActionForm
+      name="cancel"
+      title="Cancel the transfer"
+      intro={
+        <>
+          Calls the transfer off for good, as long as you have not shared its transaction hash: messages not
+          sent yet are withdrawn
+          {!notified
+            ? '.'
+            : tx.protocol === 'NOTIFY' && !claimed(tx)
+              ? ', the announced address gets a short cancellation e-mail and its claim link stops working.'
+              : tx.protocol === 'TRP'
+                ? ', and the beneficiary VASP is told over TRP.'
+                : ', and the beneficiary is told (cancelled webhook).'}
+        </>
+      }
+      command={command}
+      button="Cancel transfer…"
+      busyButton="Cancelling…"
+      buttonClass="danger-outline"
+      confirm={{
+        question: (
+          <>
+            <strong>Cancel this transfer for good?</strong> This cannot be undone.
+          </>
+        ),
+        yes: 'Yes, cancel the transfer',
+        back: 'Keep the transfer',
+        yesClass: 'danger',
       }}
+      onSubmit={cancel}
     >
-      <h3 id="cancel-heading">Cancel the transfer</h3>
-      <p class="small">
-        Calls the transfer off for good, as long as you have not shared its transaction hash: messages not
-        sent yet are withdrawn
-        {!notified
-          ? '.'
-          : tx.protocol === 'NOTIFY' && !claimed(tx)
-            ? ', the announced address gets a short cancellation e-mail and its claim link stops working.'
-            : tx.protocol === 'TRP'
-              ? ', and the beneficiary VASP is told over TRP.'
-              : ', and the beneficiary is told (cancelled webhook).'}
-      </p>
       <Field
         id="cancel-reason"
         label="Reason (optional)"
-        hint="Up to 2000 characters. Goes to the beneficiary with the cancelled webhook, never by e-mail."
+        hint={
+          tx.protocol === 'TRP'
+            ? 'Up to 2000 characters. Goes to the beneficiary VASP with TRP’s cancellation.'
+            : 'Up to 2000 characters. Goes to the beneficiary with the cancelled webhook, never by e-mail.'
+        }
       >
         {(aria) => (
           <textarea
@@ -377,29 +343,10 @@ function CancelForm(props: FormProps) {
             maxLength={2000}
             rows={2}
             value={reason}
-            disabled={asking}
             onInput={(e) => setReason(e.currentTarget.value)}
           />
         )}
       </Field>
-      <ErrorNote error={command.error} prefix="Failed:" />
-      {asking ? (
-        <div class="confirm-row confirm-danger">
-          <p ref={question} tabIndex={-1} id="cancel-question">
-            <strong>Cancel this transfer for good?</strong> This cannot be undone.
-          </p>
-          <button type="submit" class="danger" disabled={command.busy} aria-describedby="cancel-question">
-            {command.busy ? 'Cancelling…' : 'Yes, cancel the transfer'}
-          </button>
-          <button type="button" class="secondary" onClick={keep} disabled={command.busy}>
-            Keep the transfer
-          </button>
-        </div>
-      ) : (
-        <button ref={start} type="submit" class="danger-outline">
-          Cancel transfer…
-        </button>
-      )}
-    </form>
+    </ActionForm>
   );
 }

@@ -3,10 +3,14 @@
  * it was, such as a beneficiary joining), a final state said plainly, whether the message to the
  * counterparty got through (the `delivery` summary), the actions the caller's role and the state
  * allow (and only those), the audited personal data view, and the webhooks owed to the caller
- * for it with every attempt. Polls so the counterparty's moves show up.
+ * for it with every attempt. Polls so the counterparty's moves show up. A TRP transfer's
+ * counterparty is the TRP peer (SPEC §16), named as the hub knows it wherever the page names the
+ * other side: the facts, the timeline and the final note.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, HubProblem, type Role, type Transaction, unwrap } from '../api.js';
+import { PeerName } from '../components/counterparty.js';
 import { DeliveryList } from '../components/deliveries.js';
 import { DeliveryBox } from '../components/delivery-summary.js';
 import { ErrorNote, Fact, Loading, PageHead, StatusBadge, Time } from '../components/ui.js';
@@ -14,6 +18,7 @@ import { OrgName, useOrgNames } from '../directory.js';
 import { historyEventLabel, STATUS_LABELS, shortRef, words } from '../format.js';
 import { useAction, usePoll } from '../hooks.js';
 import { useOrg } from '../session.js';
+import { isInboundTrp, peerDid, peerName, protocolLabel, type TrpInfo } from '../trp.js';
 import { PiiView } from './pii.js';
 import { TransactionActions } from './transaction-actions.js';
 import { POLL_MS } from './transactions.js';
@@ -64,6 +69,16 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
     tx.beneficiaryVASPid?.toLowerCase() === me.id.toLowerCase() ? 'beneficiary' : 'originator';
   const back = role === 'originator' ? ['#/outbox', 'Outbox'] : ['#/inbox', 'Inbox'];
   const txHash = tx.transactionBlockchainInfo.txHash;
+  const destination = tx.transactionBlockchainInfo.destination ?? tx.destination;
+  const protocol = protocolLabel(tx.protocol, role);
+  // The TRP peer where the hub names it by its DID (or `trp` before it had one); else the directory.
+  const peer = peerDid(tx);
+  const party = (did: string | null): ComponentChildren =>
+    tx.trp && (did === peer || did === 'trp') ? (
+      <PeerName peer={tx.trp.peer} />
+    ) : (
+      <OrgName did={did} names={names} />
+    );
 
   return (
     <article class="transaction" aria-labelledby="tx-heading">
@@ -74,7 +89,7 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
         id="tx-heading"
         title={
           <>
-            {tx.protocol} transaction <span class="mono">{shortRef(tx.transactionRef)}</span>
+            {protocol} transaction <span class="mono">{shortRef(tx.transactionRef)}</span>
           </>
         }
       >
@@ -84,7 +99,7 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
         </p>
       </PageHead>
       <ErrorNote error={error} prefix="Could not refresh:" />
-      <FinalNote tx={tx} role={role} names={names} />
+      <FinalNote tx={tx} role={role} party={party} />
 
       <div class="columns">
         <section class="panel" aria-labelledby="facts-heading">
@@ -94,7 +109,7 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
               <span class="mono break">{tx.transactionRef}</span>
             </Fact>
             <Fact label="Status">{STATUS_LABELS[tx.status]}</Fact>
-            <Fact label="Protocol">{tx.protocol}</Fact>
+            <Fact label="Protocol">{protocol}</Fact>
             <Fact label="Asset">{tx.transactionAsset}</Fact>
             <Fact label="Amount">
               <span class="mono">{tx.transactionAmount}</span>{' '}
@@ -106,23 +121,32 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
                 )
               </span>
             </Fact>
-            <Fact label="Originator VASP">
-              <OrgName did={tx.originatorVASPdid} names={names} />
-            </Fact>
+            <Fact label="Originator VASP">{party(tx.originatorVASPdid)}</Fact>
             <Fact label="Beneficiary VASP">
               {tx.beneficiaryVASPdid ? (
-                <OrgName did={tx.beneficiaryVASPdid} names={names} />
+                party(tx.beneficiaryVASPdid)
               ) : (
                 <span class="did">{tx.beneficiaryVASPid ?? '—'}</span>
               )}
             </Fact>
+            {tx.trp ? <TrpFacts trp={tx.trp} /> : null}
             {tx.transactionBlockchainInfo.origin ? (
               <Fact label="Origin address">
                 <span class="mono break">{tx.transactionBlockchainInfo.origin}</span>
               </Fact>
             ) : null}
             <Fact label="Destination address">
-              <span class="mono break">{tx.transactionBlockchainInfo.destination}</span>
+              {destination ? (
+                <span class="mono break">{destination}</span>
+              ) : (
+                <span class="muted">
+                  {tx.trp && role === 'beneficiary'
+                    ? 'not given yet: you give it when you approve'
+                    : tx.trp
+                      ? `not given yet: ${peerName(tx.trp.peer)} gives it when it approves`
+                      : 'not given'}
+                </span>
+              )}
             </Fact>
             <Fact label="Transaction hash">
               {txHash ? <span class="mono break">{txHash}</span> : <span class="muted">not shared yet</span>}
@@ -152,9 +176,7 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
                 <div>
                   {h.event ? <div class="event">{historyEventLabel(h.event)}</div> : null}
                   <Time iso={h.at} />
-                  <div class="small muted">
-                    by {h.actor === 'hub' ? 'the hub' : <OrgName did={h.actor} names={names} />}
-                  </div>
+                  <div class="small muted">by {h.actor === 'hub' ? 'the hub' : party(h.actor)}</div>
                 </div>
               </li>
             ))}
@@ -185,13 +207,24 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
   );
 }
 
-/** The originator may always read it; the beneficiary once the transaction is CONFIRMED. */
+/**
+ * As the hub decides (GET …/pii): the originator may always read it; the beneficiary once the
+ * data reached it (CONFIRMED, DECLINED, or cancelled after it was confirmed), and the beneficiary
+ * of an inbound TRP transfer from the start, since the data came with the inquiry and is to be
+ * screened before approving or declining.
+ */
 function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
   const { client } = useOrg();
   const [pii, setPii] = useState<Record<string, unknown> | null>(null);
   const { busy, error, run } = useAction();
-  // As the hub decides (GET …/pii): a beneficiary reads it in CONFIRMED and DECLINED only.
-  const entitled = role === 'originator' || tx.status === 'CONFIRMED' || tx.status === 'DECLINED';
+  const inboundTrp = isInboundTrp(tx, role);
+  const wasConfirmed = tx.history.some((h) => h.status === 'CONFIRMED');
+  const entitled =
+    role === 'originator' ||
+    inboundTrp ||
+    tx.status === 'CONFIRMED' ||
+    tx.status === 'DECLINED' ||
+    (tx.status === 'CANCELLED' && wasConfirmed);
   const ended = tx.status === 'CANCELLED' || tx.status === 'EXPIRED';
 
   const show = () =>
@@ -222,7 +255,12 @@ function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
         </>
       ) : (
         <>
-          <p class="muted small">Each view is written to the hub’s audit trail.</p>
+          <p class="muted small">
+            {inboundTrp && tx.status === 'RECEIVER_NOTIFIED'
+              ? 'It came with the TRP inquiry: screen it before you approve or decline. '
+              : ''}
+            Each view is written to the hub’s audit trail.
+          </p>
           <button type="button" onClick={show} disabled={busy}>
             {busy ? 'Loading…' : 'Show personal data'}
           </button>
@@ -234,10 +272,18 @@ function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
 }
 
 /**
- * Cancelled or expired, said where it is seen first: by whom and when, and that it is final. A
- * decline has its reason in the transfer's facts.
+ * Cancelled or expired, said where it is seen first: by whom, when and why (when a reason was
+ * given), and that it is final. A decline has its reason in the transfer's facts.
  */
-function FinalNote({ tx, role, names }: { tx: Transaction; role: Role; names: Map<string, string> }) {
+function FinalNote({
+  tx,
+  role,
+  party,
+}: {
+  tx: Transaction;
+  role: Role;
+  party: (did: string) => ComponentChildren;
+}) {
   if (tx.status !== 'CANCELLED' && tx.status !== 'EXPIRED') return null;
   const entry = [...tx.history].reverse().find((h) => h.status === tx.status);
   const cancelledByYou = tx.status === 'CANCELLED' && role === 'originator';
@@ -257,16 +303,44 @@ function FinalNote({ tx, role, names }: { tx: Transaction; role: Role; names: Ma
         </>
       ) : null}
       {tx.status === 'CANCELLED' && !cancelledByYou && entry && entry.actor !== 'hub' ? (
-        <>
-          {' '}
-          (<OrgName did={entry.actor} names={names} />)
-        </>
+        <> ({party(entry.actor)})</>
       ) : null}
       .
+      {tx.status === 'CANCELLED' && tx.cancelReason ? (
+        <p class="cancel-reason pre-wrap">
+          Reason given: <q>{tx.cancelReason}</q>
+        </p>
+      ) : null}
       <p>
         {tx.status === 'EXPIRED' ? 'It made no progress for the hub’s expiry period. ' : ''}
         This is final: messages not sent yet were withdrawn, and nothing more can happen to it.
       </p>
     </div>
+  );
+}
+
+/**
+ * What the hub knows of a TRP transfer's peer beyond its name: its LEI (from its /identity), the
+ * subject of the certificate it sent an inbound inquiry with, and the travel address the transfer
+ * went through (the peer's for an outbound one, the member's own for an inbound one).
+ */
+function TrpFacts({ trp }: { trp: TrpInfo }) {
+  const unknown = <span class="muted">not known</span>;
+  return (
+    <>
+      <Fact label="Peer LEI">{trp.peer.lei ? <span class="mono">{trp.peer.lei}</span> : unknown}</Fact>
+      {trp.direction === 'inbound' ? (
+        <Fact label="Peer certificate">
+          {trp.peer.certificateSubject ? (
+            <span class="mono break">{trp.peer.certificateSubject}</span>
+          ) : (
+            unknown
+          )}
+        </Fact>
+      ) : null}
+      <Fact label={trp.direction === 'inbound' ? 'Your travel address' : 'Travel address'}>
+        {trp.travelAddress ? <span class="mono break">{trp.travelAddress}</span> : unknown}
+      </Fact>
+    </>
   );
 }

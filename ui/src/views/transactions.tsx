@@ -3,17 +3,19 @@
  * (among them "Delivery failing": transactions whose message to the counterparty is retrying or
  * failed), keyset paging with "Load more", and live refresh: the first page is polled and new
  * transactions are put on top and announced; known ones get their new status. A row whose
- * message does not get through carries a mark.
+ * message does not get through carries a mark. A TRP row names its peer by host (SPEC §16).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { type TransactionSummary, unwrap } from '../api.js';
+import { type Role, type TransactionSummary, unwrap } from '../api.js';
+import { Counterparty } from '../components/counterparty.js';
 import { DeliveryFlag } from '../components/delivery-summary.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
-import { OrgName, useOrgNames } from '../directory.js';
+import { useOrgNames } from '../directory.js';
 import { PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
 import { usePoll } from '../hooks.js';
 import { href } from '../router.js';
 import { useAnnounce, useOrg } from '../session.js';
+import { protocolLabel } from '../trp.js';
 
 const PAGE_SIZE = 25;
 export const POLL_MS = 3000;
@@ -28,8 +30,6 @@ interface Filters {
   failing: boolean;
 }
 const NO_FILTERS: Filters = { status: '', protocol: '', asset: '', from: '', to: '', failing: false };
-
-type Role = 'beneficiary' | 'originator';
 
 function listQuery(role: Role, f: Filters, cursor?: string) {
   const dayStart = (day: string, plusDays = 0) => {
@@ -251,19 +251,18 @@ export function TransactionList({ party: role }: { party: Role }) {
                 <Time iso={t.createdAt} />
               </td>
               <td data-label={role === 'beneficiary' ? 'From' : 'To'}>
-                {role === 'beneficiary' ? (
-                  <OrgName did={t.originatorVASPdid} names={names} />
-                ) : t.beneficiaryVASPdid ? (
-                  <OrgName did={t.beneficiaryVASPdid} names={names} />
-                ) : (
-                  <span class="did">{t.beneficiaryVASPid ?? '—'}</span>
-                )}
+                <Counterparty
+                  t={t}
+                  side={role}
+                  names={names}
+                  fallback={<span class="did">{t.beneficiaryVASPid ?? '—'}</span>}
+                />
               </td>
               <td data-label="Asset">{t.transactionAsset}</td>
               <td data-label="Amount" class="num mono">
                 {t.transactionAmount}
               </td>
-              <td data-label="Protocol">{t.protocol}</td>
+              <td data-label="Protocol">{protocolLabel(t.protocol, role)}</td>
               <td data-label="Status">
                 <span class="status-cell">
                   <StatusBadge status={t.status} />
