@@ -4636,16 +4636,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Webhooks owed to the calling organization, newest first, with every attempt
-         * @description Filters: `transactionRef`, `status`, `event`. Keyset pagination: pass `nextCursor` back as `cursor`. Payloads are not shown.
+         * Webhooks owed to the calling organization (or TRP messages of its transfers), newest first, with every attempt
+         * @description Filters: `transactionRef`, `status`, `event`, `channel` (`trp`: the messages the hub owes TRP VASPs for the organization’s TRP transfers). Keyset pagination: pass `nextCursor` back as `cursor`. Payloads are not shown.
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description webhook: the webhooks owed to the calling organization (the default); trp: the TRP messages the hub owes TRP VASPs for the organization’s TRP transfers (inquiries, resolutions, confirmations, identity reads). */
+                    channel?: "webhook" | "trp";
                     /** @description `nextCursor` of the previous page. */
                     cursor?: string;
-                    /** @description Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`. */
-                    event?: "received" | "confirmed-data" | "declined" | "cancelled" | "expired" | "approved" | "beneficiary-joined" | "tx-hash";
+                    /** @description A webhook event, or (channel `trp`) a TRP message: docs/webhooks.md, docs/trp.md. */
+                    event?: "received" | "confirmed-data" | "declined" | "cancelled" | "expired" | "approved" | "beneficiary-joined" | "tx-hash" | "trp-inquiry" | "trp-resolution" | "trp-confirmation" | "trp-identity";
                     /** @description 1–100, default 50 */
                     limit?: string;
                     /** @description PENDING (queued or retrying), DELIVERED (2xx / accepted), FAILED (schedule used up), HELD (waits behind an earlier FAILED message of the same transaction to the same recipient; goes out after it once that one is redelivered), CANCELLED (withdrawn unsent: its transaction was cancelled or expired). */
@@ -4676,6 +4678,11 @@ export interface paths {
                                 }[];
                                 /** @description Attempts made since the delivery was queued or last redelivered. */
                                 attempts: number;
+                                /**
+                                 * @description webhook: the webhooks owed to the calling organization (the default); trp: the TRP messages the hub owes TRP VASPs for the organization’s TRP transfers (inquiries, resolutions, confirmations, identity reads).
+                                 * @enum {string}
+                                 */
+                                channel: "webhook" | "trp";
                                 /** Format: date-time */
                                 createdAt: string;
                                 deliveredAt: string | null;
@@ -4752,7 +4759,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a FAILED delivery again (same webhook-id, fresh retry schedule) */
+        /** Queue a FAILED delivery (webhook or TRP message) again (same message id, fresh retry schedule) */
         post: {
             parameters: {
                 query?: never;
@@ -4764,7 +4771,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A webhook owed to the calling organization (without its payload). */
+                /** @description A webhook owed to the calling organization, or a TRP message owed to a TRP VASP for one of its transfers (without its payload). */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -4781,6 +4788,11 @@ export interface paths {
                             }[];
                             /** @description Attempts made since the delivery was queued or last redelivered. */
                             attempts: number;
+                            /**
+                             * @description webhook: the webhooks owed to the calling organization (the default); trp: the TRP messages the hub owes TRP VASPs for the organization’s TRP transfers (inquiries, resolutions, confirmations, identity reads).
+                             * @enum {string}
+                             */
+                            channel: "webhook" | "trp";
                             /** Format: date-time */
                             createdAt: string;
                             deliveredAt: string | null;

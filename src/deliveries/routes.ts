@@ -21,10 +21,12 @@ export function deliveryRoutes(app: HubApp, deliveries: DeliveryService) {
     {
       schema: {
         tags,
-        summary: 'Webhooks owed to the calling organization, newest first, with every attempt',
+        summary:
+          'Webhooks owed to the calling organization (or TRP messages of its transfers), newest first, with every attempt',
         description:
-          'Filters: `transactionRef`, `status`, `event`. Keyset pagination: pass `nextCursor` back as ' +
-          '`cursor`. Payloads are not shown.',
+          'Filters: `transactionRef`, `status`, `event`, `channel` (`trp`: the messages the hub owes TRP VASPs ' +
+          'for the organization’s TRP transfers). Keyset pagination: pass `nextCursor` back as `cursor`. ' +
+          'Payloads are not shown.',
         querystring: DeliveryQuery,
         response: { 200: DeliveryList, ...problems(400) },
       },
@@ -37,7 +39,8 @@ export function deliveryRoutes(app: HubApp, deliveries: DeliveryService) {
     {
       schema: {
         tags,
-        summary: 'Queue a FAILED delivery again (same webhook-id, fresh retry schedule)',
+        summary:
+          'Queue a FAILED delivery (webhook or TRP message) again (same message id, fresh retry schedule)',
         params: DeliveryParams,
         response: { 202: Delivery, ...problems(400, 404, 409) },
       },

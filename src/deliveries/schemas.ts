@@ -1,6 +1,6 @@
 /** Request and response shapes of the delivery API: validator, OpenAPI document and type at once. */
 import { type Static, type TSchema, Type } from 'typebox';
-import { EMAIL_EVENT_NAMES, WEBHOOK_EVENT_NAMES } from './events.js';
+import { EMAIL_EVENT_NAMES, TRP_MESSAGE_NAMES, WEBHOOK_EVENT_NAMES } from './events.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -14,6 +14,19 @@ export const DeliveryStatus = Type.Enum(['PENDING', 'DELIVERED', 'FAILED', 'HELD
 
 export const WebhookEventName = Type.Enum([...WEBHOOK_EVENT_NAMES.filter((e) => e !== 'ping')], {
   description: 'Webhook event; the delivery goes to `{travelEndpoint}/v1/notify/{event}`.',
+});
+
+const DeliveryEventName = Type.Enum(
+  [...WEBHOOK_EVENT_NAMES.filter((e) => e !== 'ping'), ...TRP_MESSAGE_NAMES],
+  {
+    description: 'A webhook event, or (channel `trp`) a TRP message: docs/webhooks.md, docs/trp.md.',
+  },
+);
+
+const DeliveryChannel = Type.Enum(['webhook', 'trp'], {
+  description:
+    'webhook: the webhooks owed to the calling organization (the default); trp: the TRP messages the hub owes ' +
+    'TRP VASPs for the organization’s TRP transfers (inquiries, resolutions, confirmations, identity reads).',
 });
 
 export const Attempt = Type.Object({
@@ -39,8 +52,12 @@ const common = {
 };
 
 export const Delivery = Type.Object(
-  { ...common, event: Type.String() },
-  { description: 'A webhook owed to the calling organization (without its payload).' },
+  { ...common, channel: DeliveryChannel, event: Type.String() },
+  {
+    description:
+      'A webhook owed to the calling organization, or a TRP message owed to a TRP VASP for one of its ' +
+      'transfers (without its payload).',
+  },
 );
 export type Delivery = Static<typeof Delivery>;
 
@@ -55,7 +72,8 @@ export const DeliveryQuery = Type.Object(
   {
     transactionRef: Type.Optional(Type.String({ format: 'uuid' })),
     status: Type.Optional(DeliveryStatus),
-    event: Type.Optional(WebhookEventName),
+    event: Type.Optional(DeliveryEventName),
+    channel: Type.Optional(DeliveryChannel),
     limit: Limit,
     cursor: Cursor,
   },

@@ -31,7 +31,7 @@ export class DeliveryService {
   ): Promise<{ deliveries: Delivery[]; nextCursor: string | null }> {
     const { page, nextCursor } = await this.page(
       {
-        channel: 'webhook',
+        channel: q.channel ?? 'webhook',
         organizationId: orgId,
         transactionRef: q.transactionRef,
         status: q.status,
@@ -61,10 +61,13 @@ export class DeliveryService {
     return { emails, nextCursor, smtpConfigured: this.smtpConfigured };
   }
 
-  /** FAILED → PENDING, due now, attempts from zero, same message id. Only the recipient may ask. */
+  /**
+   * FAILED → PENDING, due now, attempts from zero, same message id. Only the recipient may ask (for a
+   * TRP message, the member whose transfer it belongs to).
+   */
   async redeliver(orgId: string, id: string): Promise<Delivery> {
-    const scope = { channel: 'webhook', organizationId: orgId } as const;
-    const updated = await this.requeueFailed(id, scope, `org:${orgId}`);
+    const channel = (await store.channelOf(this.db, id)) === 'trp' ? 'trp' : 'webhook';
+    const updated = await this.requeueFailed(id, { channel, organizationId: orgId }, `org:${orgId}`);
     const attempts = await store.attemptsOf(this.db, [id]);
     return toDelivery(updated, attempts.get(id) ?? []);
   }
@@ -150,6 +153,7 @@ function toDelivery(d: store.DeliveryRecord, attemptLog: store.AttemptRecord[]):
   return {
     id: d.id,
     messageId: d.messageId,
+    channel: d.channel === 'trp' ? 'trp' : 'webhook',
     event: d.event,
     transactionRef: d.transactionRef,
     status: d.status,

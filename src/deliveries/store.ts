@@ -288,8 +288,12 @@ function toRecord(r: Record<string, unknown>): DeliveryRecord {
   };
 }
 
+/** SQL: delivery `d`'s transaction has organization $2 as a party (a TRP message the member caused). */
+const PARTY_OF_TRANSACTION = `EXISTS (SELECT 1 FROM transactions t WHERE t.ref = d.transaction_ref
+  AND (t.originator_id = $2 OR t.beneficiary_id = $2))`;
+
 export interface ListFilter {
-  /** Webhooks to this organization, or (undefined) NOTIFY e-mails. */
+  /** Webhooks to this organization, TRP messages of its transactions, or (undefined) e-mails. */
   organizationId?: string;
   channel: Channel;
   transactionRef?: string;
@@ -302,8 +306,9 @@ export interface ListFilter {
 /** Newest first, keyset-paginated on (created_at, id). */
 export async function listDeliveries(q: Queryable, f: ListFilter): Promise<DeliveryRecord[]> {
   const rows = await q.query(
-    `SELECT ${COLUMNS} FROM deliveries
-      WHERE channel = $1 AND ($2::uuid IS NULL OR organization_id = $2)
+    `SELECT ${COLUMNS} FROM deliveries d
+      WHERE channel = $1
+        AND ($2::uuid IS NULL OR CASE WHEN $1 = 'trp' THEN ${PARTY_OF_TRANSACTION} ELSE organization_id = $2 END)
         AND ($3::uuid IS NULL OR transaction_ref = $3) AND ($4::text IS NULL OR status = $4)
         AND ($5::text IS NULL OR event = $5)
         AND ($6::timestamptz IS NULL OR created_at < $6 OR (created_at = $6 AND id < $7::uuid))
@@ -347,7 +352,7 @@ export async function attemptsOf(q: Queryable, ids: string[]): Promise<Map<strin
 export async function findForUpdate(
   q: Queryable,
   id: string,
-  scope: { channel: 'webhook'; organizationId: string } | { channel: 'email' },
+  scope: { channel: 'webhook' | 'trp'; organizationId: string } | { channel: 'email' },
 ): Promise<DeliveryRecord | undefined> {
   const rows =
     scope.channel === 'webhook'
@@ -356,10 +361,22 @@ export async function findForUpdate(
              FOR UPDATE`,
           [id, scope.organizationId],
         )
-      : await q.query(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND channel = 'email' FOR UPDATE`, [
-          id,
-        ]);
+      : scope.channel === 'trp'
+        ? await q.query(
+            `SELECT ${COLUMNS} FROM deliveries d WHERE id = $1 AND channel = 'trp' AND ${PARTY_OF_TRANSACTION}
+               FOR UPDATE`,
+            [id, scope.organizationId],
+          )
+        : await q.query(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND channel = 'email' FOR UPDATE`, [
+            id,
+          ]);
   return rows[0] && toRecord(rows[0]);
+}
+
+/** The channel of a delivery, if it exists. */
+export async function channelOf(q: Queryable, id: string): Promise<Channel | undefined> {
+  const rows = await q.query('SELECT channel FROM deliveries WHERE id = $1', [id]);
+  return rows[0]?.channel as Channel | undefined;
 }
 
 /**

@@ -519,7 +519,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
     let alice: OrgFixture;
     let peer: Server | undefined;
     before(async () => {
-      a = await trpHub(backend, 'hub-a2');
+      // Retries come quickly, and run out only long after the peer is up.
+      a = await trpHub(backend, 'hub-a2', { HUB_RETRY_SCHEDULE: '200ms,200ms,200ms,30s,30s' });
       receiver = await Receiver.start();
       receivers.push(receiver);
       alice = await a.createOrg({ travelEndpoint: `${receiver.url}/alice` });
@@ -548,9 +549,23 @@ for (const backend of ['pglite', 'postgres'] as const) {
         )[0];
       const failed = await eventually(async () => {
         const row = await attempts();
-        return row && Number(row.attempts) >= 1 && row;
-      }, 'a failed attempt while the peer is down');
+        return row && Number(row.attempts) >= 2 && row;
+      }, 'two failed attempts while the peer is down');
       assert.match(String(failed.last_error), /ECONNREFUSED/);
+      // The member sees its TRP message and its attempts, like a webhook's; the originator's summary too.
+      const listed = await a.request('GET', `/v1/webhooks/deliveries?channel=trp&transactionRef=${ref}`, {
+        key: alice.apiKey,
+      });
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(
+        listed.body.deliveries.map((d: Json) => [d.channel, d.event, d.status]),
+        [['trp', 'trp-inquiry', 'PENDING']],
+      );
+      assert.ok(listed.body.deliveries[0].attemptLog.length >= 2);
+      const summary = (await a.request('GET', `/v1/transactions/${ref}`, { key: alice.apiKey })).body
+        .delivery;
+      assert.equal(summary.state, 'retrying');
+      assert.equal(summary.lastError, 'connection');
       assert.equal(
         (await a.request('GET', `/v1/transactions/${ref}`, { key: alice.apiKey })).body.status,
         'NEW',
@@ -674,6 +689,29 @@ for (const backend of ['pglite', 'postgres'] as const) {
         return r && Number(r.attempts) >= 1 && r;
       }, 'the refused attempt');
       assert.match(String(row.last_error), /target refused: .*non-public address/);
+
+      // Every attempt is refused, so the message fails; the member may have it sent again.
+      const ref = started.body.transactionRef as string;
+      const failed = await eventually(async () => {
+        const res = await c.request('GET', `/v1/webhooks/deliveries?channel=trp&transactionRef=${ref}`, {
+          key: alice.apiKey,
+        });
+        return res.body.deliveries[0]?.status === 'FAILED' && res.body.deliveries[0];
+      }, 'the inquiry FAILED');
+      const summary = (await c.request('GET', `/v1/transactions/${ref}`, { key: alice.apiKey })).body
+        .delivery;
+      assert.deepEqual([summary.state, summary.lastError], ['failed', 'refused-target']);
+      const stranger = await c.createOrg();
+      const notTheirs = await c.request('POST', `/v1/webhooks/deliveries/${failed.id}/redeliver`, {
+        key: stranger.apiKey,
+      });
+      assert.equal(notTheirs.status, 404);
+      const again = await c.request('POST', `/v1/webhooks/deliveries/${failed.id}/redeliver`, {
+        key: alice.apiKey,
+      });
+      assert.equal(again.status, 202, again.text);
+      assert.equal(again.body.channel, 'trp');
+      assert.equal(again.body.attempts, 0);
     });
 
     it('refuses an inbound inquiry whose callback is a private address', async () => {
