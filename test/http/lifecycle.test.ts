@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, it } from 'node:test';
-import { Webhook } from 'standardwebhooks';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
-import { eventually, type ReceivedRequest, Receiver } from '../support/receiver.js';
+import { eventually, Receiver, verified } from '../support/receiver.js';
 import { type Json, mainRequest, notifyRequest } from '../support/requests.js';
 import { SmtpSink } from '../support/smtp.js';
 
@@ -18,13 +17,6 @@ after(async () => {
   await smtp.close();
   await Promise.all(receivers.map((r) => r.close()));
 });
-
-const verified = (r: ReceivedRequest, secret: string): Json =>
-  new Webhook(secret).verify(r.body, {
-    'webhook-id': String(r.headers['webhook-id']),
-    'webhook-timestamp': String(r.headers['webhook-timestamp']),
-    'webhook-signature': String(r.headers['webhook-signature']),
-  }) as Json;
 
 async function parties(hub: TestHub) {
   const receiver = await Receiver.start();

@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, it } from 'node:test';
-import { Webhook } from 'standardwebhooks';
 import { eachBackend, type OrgFixture } from '../harness.js';
-import { eventually, type ReceivedRequest, Receiver } from '../support/receiver.js';
+import { eventually, Receiver, verified } from '../support/receiver.js';
 import { type Json, notifyRequest } from '../support/requests.js';
 import { decodeBody, SmtpSink } from '../support/smtp.js';
 
@@ -17,13 +16,6 @@ after(async () => {
   await smtp.close();
   await Promise.all(receivers.map((r) => r.close()));
 });
-
-const verified = (r: ReceivedRequest, secret: string): Json =>
-  new Webhook(secret).verify(r.body, {
-    'webhook-id': String(r.headers['webhook-id']),
-    'webhook-timestamp': String(r.headers['webhook-timestamp']),
-    'webhook-signature': String(r.headers['webhook-signature']),
-  }) as Json;
 
 /** The link to `path` in the (decoded) text of the one e-mail to `to` whose subject matches. */
 async function linkIn(to: string, path: 'claim' | 'credentials'): Promise<{ url: string; token: string }> {

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
-import { Webhook } from 'standardwebhooks';
 import { decryptFromHub, generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
-import { eventually, type ReceivedRequest, Receiver } from '../support/receiver.js';
+import { eventually, Receiver, verified } from '../support/receiver.js';
 import { basicRequest, type Json, mainRequest, uniqueName } from '../support/requests.js';
 
 const receivers: Receiver[] = [];
@@ -29,16 +28,6 @@ async function parties(hub: TestHub): Promise<Parties> {
     publicKey: keys.publicKeyPem,
   });
   return { receiver, originator, beneficiary, beneficiaryPrivateKey: keys.privateKeyPem };
-}
-
-/** Verifies like a participant: raw body, the three Standard Webhooks headers, its own secret. */
-function verified(r: ReceivedRequest, secret: string): Json {
-  const headers = {
-    'webhook-id': String(r.headers['webhook-id']),
-    'webhook-timestamp': String(r.headers['webhook-timestamp']),
-    'webhook-signature': String(r.headers['webhook-signature']),
-  };
-  return new Webhook(secret).verify(r.body, headers) as Json;
 }
 
 /** Every string in a JSON value (to look for personal data elsewhere). */

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedRequest {
   method: string;
@@ -148,4 +149,14 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** A webhook's body, verified as a participant does: the raw body, the three headers, its own secret. */
+// biome-ignore lint/suspicious/noExplicitAny: a webhook body, read field by field in the assertions
+export function verified(r: ReceivedRequest, secret: string): Record<string, any> {
+  return new Webhook(secret).verify(r.body, {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  }) as Record<string, unknown>;
 }

@@ -12,12 +12,11 @@ import { createServer as createHttpsServer, request as httpsRequest, type Server
 import { createServer as createNetServer } from 'node:net';
 import { hostname } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { Webhook } from 'standardwebhooks';
 import { type Leaf, TestCa } from '../../scripts/certs.js';
 import { decryptFromHub, generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { decodeTravelAddress, encodeTravelAddress } from '../../src/trp/travel-address.js';
 import { type Backend, type OrgFixture, startHub, type TestHub } from '../harness.js';
-import { eventually, type ReceivedRequest, Receiver } from '../support/receiver.js';
+import { eventually, Receiver, verified } from '../support/receiver.js';
 import { basicRequest, type Json, uniqueName } from '../support/requests.js';
 
 const ca = TestCa.create('trp');
@@ -111,14 +110,6 @@ function trpCall(
   });
 }
 
-function verified(r: ReceivedRequest, secret: string): Json {
-  return new Webhook(secret).verify(r.body, {
-    'webhook-id': String(r.headers['webhook-id']),
-    'webhook-timestamp': String(r.headers['webhook-timestamp']),
-    'webhook-signature': String(r.headers['webhook-signature']),
-  }) as Json;
-}
-
 /** An inquiry as a TRP VASP sends it, for `ETH-USDC` 12.5 (a digit string in the smallest unit). */
 function inquiry(callback: string, name = uniqueName()): Json {
   const pii = basicRequest('did:web:unused.example', name).pii;
@@ -189,6 +180,20 @@ for (const backend of ['pglite', 'postgres'] as const) {
         }
         return undefined;
       }, `received for ${name}`);
+
+    /** A transfer from Alice (hub A) to Bob's new travel address (hub B), told to Bob on both sides. */
+    const transferToBob = async () => {
+      const ta = (await mint(b, bob.apiKey)).travelAddress;
+      const name = uniqueName();
+      const started = await a.request('POST', '/v1/transactions/initiate', {
+        key: alice.apiKey,
+        body: trpRequest(ta, name),
+      });
+      assert.equal(started.status, 200, started.text);
+      const refB = (await receivedFor(name)).payload.transactionRef as string;
+      await notifiedOnB(refB);
+      return { refA: started.body.transactionRef as string, refB };
+    };
 
     it('mints, lists and revokes travel addresses; a revoked one takes no inquiry', async () => {
       const minted = await mint(b, bob.apiKey, {
@@ -348,16 +353,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     });
 
     it('a decline on B reaches A as `declined` with the reason as the peer wrote it', async () => {
-      const ta = (await mint(b, bob.apiKey)).travelAddress;
-      const name = uniqueName();
-      const refA = (
-        await a.request('POST', '/v1/transactions/initiate', {
-          key: alice.apiKey,
-          body: trpRequest(ta, name),
-        })
-      ).body.transactionRef as string;
-      const refB = (await receivedFor(name)).payload.transactionRef as string;
-      await notifiedOnB(refB);
+      const { refA, refB } = await transferToBob();
       await eventually(
         async () => (await status(a, alice.apiKey, refA)).status === 'RECEIVER_NOTIFIED',
         'notified',
@@ -392,16 +388,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     });
 
     it('a cancel after approval reaches B as `cancelled`, with the originator’s reason', async () => {
-      const ta = (await mint(b, bob.apiKey)).travelAddress;
-      const name = uniqueName();
-      const refA = (
-        await a.request('POST', '/v1/transactions/initiate', {
-          key: alice.apiKey,
-          body: trpRequest(ta, name),
-        })
-      ).body.transactionRef as string;
-      const refB = (await receivedFor(name)).payload.transactionRef as string;
-      await notifiedOnB(refB);
+      const { refA, refB } = await transferToBob();
       await b.request('POST', '/v1/transactions/approve', {
         key: bob.apiKey,
         body: { transactionRef: refB, address: 'bc1qexampleaddress' },
