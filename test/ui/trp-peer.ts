@@ -44,6 +44,9 @@ export interface PeerRequest {
 }
 
 export class TrpPeer {
+  /** While true, the callback answers 503: the hub's resolutions and confirmations fail. */
+  refuseCallbacks = false;
+
   private constructor(
     /** Every request the hub made to the peer, in order. */
     readonly seen: PeerRequest[],
@@ -57,6 +60,7 @@ export class TrpPeer {
   static async start(ca: TestCa, identity: { name: string; lei: string }): Promise<TrpPeer> {
     const leaf = ca.issue('peer-vasp');
     const seen: PeerRequest[] = [];
+    let self: TrpPeer | undefined;
     const server = createHttpsServer(
       { cert: leaf.cert, key: leaf.key, ca: ca.cert, requestCert: true, rejectUnauthorized: true },
       (req, res) => {
@@ -71,14 +75,16 @@ export class TrpPeer {
             res.end(JSON.stringify(req.url === '/identity' ? identity : { version: '3.2.1' }));
             return;
           }
-          res.writeHead(204); // a resolution or confirmation from the hub, at its callback
+          // A resolution or confirmation from the hub, at its callback.
+          res.writeHead(self?.refuseCallbacks ? 503 : 204);
           res.end();
         });
       },
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
-    return new TrpPeer(seen, ca, leaf, server, `https://127.0.0.1:${port}`);
+    self = new TrpPeer(seen, ca, leaf, server, `https://127.0.0.1:${port}`);
+    return self;
   }
 
   /**

@@ -403,6 +403,10 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     );
     await delivery.getByText('Delivered').waitFor({ timeout: 15_000 });
     await delivery.getByText(/Your answer \(approval or rejection\)/).waitFor();
+    // The hub's TRP messages to the peer, each with its attempts.
+    const messages = page.getByRole('region', { name: `TRP messages to ${PEER.name}` });
+    await messages.getByRole('article', { name: 'trp-resolution TRP message, delivered' }).waitFor();
+    await messages.getByRole('article', { name: 'trp-identity TRP message, delivered' }).waitFor();
     await axe(page, 'an approved inbound TRP transfer');
     await done(page);
   });
@@ -448,6 +452,55 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
       'the rejection at the peer’s callback',
     );
     await axe(page, 'a declined inbound TRP transfer');
+    await done(page);
+  });
+
+  it('shows a TRP message the peer did not take in delivery health, and redelivers it', async () => {
+    const ref = await inbound();
+    peer.refuseCallbacks = true;
+    const approved = await hub.request('POST', '/v1/transactions/approve', {
+      key: kappa.apiKey,
+      body: { transactionRef: ref, address: 'TXkappaRetry0003' },
+    });
+    assert.equal(approved.status, 200, approved.text);
+    const failedTrp = async () =>
+      (
+        await hub.request('GET', `/v1/webhooks/deliveries?channel=trp&status=FAILED&transactionRef=${ref}`, {
+          key: kappa.apiKey,
+        })
+      ).body.deliveries as Json[];
+    await eventually(async () => (await failedTrp()).length === 1, 'the resolution to fail');
+
+    const page = await signedIn(kappa.apiKey);
+    await page.getByRole('link', { name: 'Delivery health' }).click();
+    await page.getByRole('heading', { name: 'Delivery health' }).waitFor();
+    await page.getByRole('heading', { name: 'Failed TRP messages to peers' }).waitFor();
+    const failed = page.getByRole('article', { name: 'trp-resolution TRP message, failed' });
+    const attempts = failed.locator('tbody tr').filter({ hasText: 'HTTP 503' });
+    await attempts.nth(3).waitFor();
+    assert.equal(await attempts.count(), 4, 'one try and three retries');
+    assert.equal(await page.getByText(/^All is well/).count(), 0);
+    await axe(page, 'delivery health with a failed TRP message');
+
+    // The transaction's delivery box tells the same, as an error class.
+    await failed.getByRole('link', { name: /^transaction / }).click();
+    const box = page.getByRole('region', { name: 'Delivery', exact: true });
+    await box.getByText('Failed', { exact: true }).waitFor();
+    await box.getByText(/server error \(HTTP 5xx\)/).waitFor();
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Delivery health' }).waitFor();
+
+    peer.refuseCallbacks = false;
+    await page
+      .getByRole('article', { name: 'trp-resolution TRP message, failed' })
+      .getByRole('button', { name: 'Redeliver' })
+      .click();
+    await eventually(
+      () => peer.seen.some((r) => r.body.approved?.address === 'TXkappaRetry0003'),
+      'the approval redelivered to the peer',
+    );
+    await page.getByRole('heading', { name: 'Failed TRP messages to peers' }).waitFor({ state: 'detached' });
+    assert.equal((await failedTrp()).length, 0);
     await done(page);
   });
 

@@ -1,6 +1,7 @@
 /**
- * Webhook deliveries with every attempt (status code, latency, error) and, when FAILED,
- * redelivery (not for a read-only session).
+ * Deliveries with every attempt (status code, latency, error) and, when FAILED, redelivery (not
+ * for a read-only session): webhooks to the organization, and the TRP messages the hub owes a TRP
+ * peer for the organization's TRP transfers (SPEC §16), each said as what it is.
  */
 import { type Delivery, unwrap } from '../api.js';
 import { shortRef } from '../format.js';
@@ -29,6 +30,15 @@ export function DeliveryList({
   );
 }
 
+/** What each TRP message is, in words (the API names it by its event). */
+const TRP_MESSAGE_LABELS: Record<string, string> = {
+  'trp-inquiry': 'The inquiry, with the personal data, to the beneficiary VASP’s travel address.',
+  'trp-resolution':
+    'Your answer to the peer’s inquiry (approved with the address, or rejected), to its callback.',
+  'trp-confirmation': 'The transaction hash, or the cancellation, to the callback the peer approved with.',
+  'trp-identity': 'The hub reading the peer’s /identity, for its name and LEI.',
+};
+
 function DeliveryItem({
   delivery: d,
   onChange,
@@ -42,19 +52,20 @@ function DeliveryItem({
   const announce = useAnnounce();
   const canWrite = useCanWrite();
   const { busy, error, run } = useAction();
+  const kind = d.channel === 'trp' ? 'TRP message' : 'webhook';
 
   const redeliver = () =>
     run(async () => {
       await unwrap(client.POST('/v1/webhooks/deliveries/{id}/redeliver', { params: { path: { id: d.id } } }));
-      announce(`The ${d.event} webhook is queued again.`);
+      announce(`The ${d.event} ${kind} is queued again.`);
       onChange();
     });
 
   return (
-    <article class="delivery" aria-label={`${d.event} webhook, ${d.status.toLowerCase()}`}>
+    <article class="delivery" aria-label={`${d.event} ${kind}, ${d.status.toLowerCase()}`}>
       <header class="delivery-head">
         <h3>
-          <code>{d.event}</code> webhook
+          <code>{d.event}</code> {kind}
         </h3>
         <StatusBadge status={d.status} />
         {showTransaction && d.transactionRef ? (
@@ -82,14 +93,17 @@ function DeliveryItem({
             · next attempt <Time iso={d.nextAttemptAt} />
           </>
         ) : null}{' '}
-        · webhook-id <code>{d.messageId}</code>
+        · {d.channel === 'trp' ? 'message id' : 'webhook-id'} <code>{d.messageId}</code>
       </p>
+      {d.channel === 'trp' && TRP_MESSAGE_LABELS[d.event] ? (
+        <p class="small">{TRP_MESSAGE_LABELS[d.event]}</p>
+      ) : null}
       {d.lastError && d.status !== 'DELIVERED' ? <p class="small">Last error: {d.lastError}</p> : null}
       <ErrorNote error={error} prefix="Could not redeliver:" />
       {d.attemptLog.length === 0 ? (
         <p class="small muted">No attempt yet.</p>
       ) : (
-        <TableWrap label={`Attempts of the ${d.event} webhook`}>
+        <TableWrap label={`Attempts of the ${d.event} ${kind}`}>
           <table class="attempts">
             <caption class="sr-only">Attempts, oldest first</caption>
             <thead>

@@ -2,8 +2,9 @@
  * Delivery health, both ways: the organization's own transfers whose message to the beneficiary
  * does not get through (its `received` webhook, NOTIFY e-mail or TRP inquiry retrying or failed: the
  * counterparty's side, which only the counterparty or the operator can fix), and the webhooks
- * to this organization that failed (with redeliver) or still wait. "All is well" only when
- * none of them is in trouble.
+ * to this organization that failed (with redeliver) or still wait, and (when there are any) the
+ * TRP messages of its TRP transfers that failed, to redeliver once the peer is back. "All is
+ * well" only when none of them is in trouble.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, type TransactionSummary, unwrap } from '../api.js';
@@ -25,15 +26,20 @@ export function DeliveryHealth() {
   // Past the first page of failed ones: where the next page starts (redelivery needs them all).
   const [failedNext, setFailedNext] = useState<string | null>(null);
   const [pending, setPending] = useState<Delivery[] | null>(null);
+  // TRP messages to peers for the organization's TRP transfers that used up their retries.
+  const [failedTrp, setFailedTrp] = useState<Delivery[] | null>(null);
+  const [failedTrpNext, setFailedTrpNext] = useState<string | null>(null);
   const [morePending, setMorePending] = useState(false);
   const [outgoing, setOutgoing] = useState<TransactionSummary[] | null>(null);
   const [outgoingNext, setOutgoingNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
 
-  const list = (status: 'FAILED' | 'PENDING' | 'HELD', cursor?: string) =>
+  const list = (status: 'FAILED' | 'PENDING' | 'HELD', cursor?: string, channel?: 'trp') =>
     unwrap(
       client.GET('/v1/webhooks/deliveries', {
-        params: { query: { status, limit: '100', ...(cursor ? { cursor } : {}) } },
+        params: {
+          query: { status, limit: '100', ...(channel ? { channel } : {}), ...(cursor ? { cursor } : {}) },
+        },
       }),
     );
   const failing = (cursor?: string) =>
@@ -45,8 +51,16 @@ export function DeliveryHealth() {
       }),
     );
   const load = async () => {
-    const [o, f, p, h] = await Promise.all([failing(), list('FAILED'), list('PENDING'), list('HELD')]);
+    const [o, f, p, h, t] = await Promise.all([
+      failing(),
+      list('FAILED'),
+      list('PENDING'),
+      list('HELD'),
+      list('FAILED', undefined, 'trp'),
+    ]);
     setOutgoing(o.transactions);
+    setFailedTrp(t.deliveries);
+    setFailedTrpNext(t.nextCursor);
     setOutgoingNext(o.nextCursor);
     setFailed(f.deliveries);
     setFailedNext(f.nextCursor);
@@ -61,10 +75,10 @@ export function DeliveryHealth() {
   // Only while each list fits one page: a reload would drop what "Load more" added.
   usePoll(
     async () => {
-      if (!failedNext && !outgoingNext) await load();
+      if (!failedNext && !outgoingNext && !failedTrpNext) await load();
     },
     POLL_MS,
-    [failedNext, outgoingNext],
+    [failedNext, outgoingNext, failedTrpNext],
   );
   const moreOutgoing = async () => {
     if (!outgoingNext || !outgoing) return;
@@ -72,6 +86,16 @@ export function DeliveryHealth() {
       const r = await failing(outgoingNext);
       setOutgoing([...outgoing, ...r.transactions]);
       setOutgoingNext(r.nextCursor);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const moreFailedTrp = async () => {
+    if (!failedTrpNext || !failedTrp) return;
+    try {
+      const r = await list('FAILED', failedTrpNext, 'trp');
+      setFailedTrp([...failedTrp, ...r.deliveries]);
+      setFailedTrpNext(r.nextCursor);
     } catch (err) {
       setError(err);
     }
@@ -87,10 +111,14 @@ export function DeliveryHealth() {
     }
   };
 
-  const loaded = outgoing !== null && failed !== null && pending !== null;
+  const loaded = outgoing !== null && failed !== null && pending !== null && failedTrp !== null;
   // Queued messages on their first try are business as usual; retrying ones are not.
   const allWell =
-    loaded && outgoing.length === 0 && failed.length === 0 && pending.every((d) => d.attempts === 0);
+    loaded &&
+    outgoing.length === 0 &&
+    failed.length === 0 &&
+    failedTrp.length === 0 &&
+    pending.every((d) => d.attempts === 0);
   const count = (items: unknown[] | null, more: boolean) =>
     items ? (more ? `${items.length}+` : items.length) : undefined;
 
@@ -120,6 +148,13 @@ export function DeliveryHealth() {
           value={count(pending, morePending)}
           tone={pending?.length ? 'warn' : 'ok'}
         />
+        {failedTrp?.length ? (
+          <Counter
+            label="Failed TRP messages to peers"
+            value={count(failedTrp, failedTrpNext !== null)}
+            tone="bad"
+          />
+        ) : null}
       </div>
       {allWell ? (
         <p class="note note-ok">
@@ -155,6 +190,18 @@ export function DeliveryHealth() {
         <DeliveryList deliveries={failed} onChange={reload} showTransaction />
       )}
       {failedNext ? <LoadMore onClick={moreFailed} /> : null}
+
+      {failedTrp?.length ? (
+        <>
+          <h2>Failed TRP messages to peers</h2>
+          <p class="muted small">
+            Messages of your TRP transfers to the TRP VASPs outside the hub that used up their retries: once
+            the peer is reachable again, redeliver them.
+          </p>
+          <DeliveryList deliveries={failedTrp} onChange={reload} showTransaction />
+          {failedTrpNext ? <LoadMore onClick={moreFailedTrp} /> : null}
+        </>
+      ) : null}
 
       <h2>Pending webhooks to you</h2>
       {pending === null ? (

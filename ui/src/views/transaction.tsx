@@ -28,16 +28,28 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
   const names = useOrgNames();
   const [tx, setTx] = useState<Transaction | null>(null);
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
+  // A TRP transfer's messages to the peer (SPEC §16); null for other transfers, or until loaded.
+  const [trpMessages, setTrpMessages] = useState<Delivery[] | null>(null);
   const [error, setError] = useState<unknown>(null);
 
+  const deliveriesOf = async (channel: 'webhook' | 'trp') =>
+    (
+      await unwrap(
+        client.GET('/v1/webhooks/deliveries', {
+          params: { query: { transactionRef, channel, limit: '100' } },
+        }),
+      )
+    ).deliveries;
   const load = async () => {
     const path = { transactionRef };
     const [t, d] = await Promise.all([
       unwrap(client.GET('/v1/transactions/{transactionRef}', { params: { path } })),
-      unwrap(client.GET('/v1/webhooks/deliveries', { params: { query: { transactionRef, limit: '100' } } })),
+      deliveriesOf('webhook'),
     ]);
+    const m = t.protocol === 'TRP' ? await deliveriesOf('trp') : null;
     setTx(t);
-    setDeliveries(d.deliveries);
+    setDeliveries(d);
+    setTrpMessages(m);
     setError(null);
   };
   const reload = () => load().catch(setError);
@@ -189,6 +201,20 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
       <TransactionActions tx={tx} role={role} onChanged={reload} />
 
       <DeliveryBox tx={tx} role={role} />
+
+      {tx.trp && trpMessages ? (
+        <section class="panel" aria-labelledby="trp-messages-heading">
+          <h2 id="trp-messages-heading">TRP messages to {peerName(tx.trp.peer)}</h2>
+          <p class="muted small">
+            What the hub sent (or tries to send) to the TRP peer about this transfer, over mutual TLS.
+          </p>
+          {trpMessages.length === 0 ? (
+            <p class="empty">No TRP message to the peer for this transaction.</p>
+          ) : (
+            <DeliveryList deliveries={trpMessages} onChange={reload} />
+          )}
+        </section>
+      ) : null}
 
       <section class="panel" aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Webhooks to you</h2>
