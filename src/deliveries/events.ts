@@ -291,7 +291,7 @@ export const TRP_MESSAGES = {
     ]),
   },
   'trp-identity': {
-    when: 'A TRP peer sent an inquiry: its /identity is read, for its name and LEI.',
+    when: 'A TRP transfer began (either way): the peer’s /identity is read, for its name and LEI.',
     payload: Type.Object({ transactionRef: Ref }),
   },
 } satisfies Record<string, TrpMessageDef>;

@@ -236,6 +236,14 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
+/** What the schemas' patterns ask for, in words (Ajv would quote the regular expression). */
+const PATTERN_MESSAGES: Record<string, string> = {
+  '^[\\x21-\\x7E]+$': 'must be printable ASCII without spaces',
+  '^[A-Za-z0-9._:-]+$': 'may hold only letters, digits and . _ : -',
+  '^(?:[1-9][0-9]?|100)$': 'must be a whole number from 1 to 100',
+  '^did:[a-z0-9]+:': 'must be a DID such as did:web:vasp.example',
+};
+
 /** Ajv's messages name the rule, never the submitted value, so they are safe to return. */
 function fieldProblem(v: AjvError, context: string): FieldProblem {
   const prefix = context === 'body' ? '' : `/${context}`;
@@ -256,6 +264,8 @@ function fieldProblem(v: AjvError, context: string): FieldProblem {
         path: base,
         message: `must be one of ${(v.params.allowedValues as unknown[]).map(String).join(', ')}`,
       };
+    case 'pattern':
+      return { path: base, message: PATTERN_MESSAGES[String(v.params.pattern)] ?? 'is not in the required form' };
     default:
       return { path: base, message: v.message ?? 'is invalid' };
   }

@@ -10,7 +10,7 @@ import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError, notFound } from '../http/errors.js';
 import { asParty, lockAsParty } from './party.js';
 import { type DeclineReason, openReason } from './reasons.js';
-import type { ListQuery, Transaction, TransactionSummary } from './schemas.js';
+import type { ListQuery, Transaction, TransactionSummary, TrpTransferInfo } from './schemas.js';
 import * as store from './store.js';
 
 const DEFAULT_PAGE = 50;
@@ -24,8 +24,8 @@ export class TransactionReads {
   async get(orgId: string, ref: string): Promise<Transaction> {
     const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
     const delivery = (await deliverySummaries(this.db, [t], orgId)).get(t.ref) ?? NOT_APPLICABLE;
-    const trp = t.protocol === 'TRP' ? await store.findTrpTransfer(this.db, t.ref) : undefined;
-    return { ...toSummary(t, this.masterKey, delivery), ...(trp ? { trp } : {}), history: t.history };
+    const trp = await trpOf(this.db, [t]);
+    return { ...toSummary(t, this.masterKey, delivery, trp.get(t.ref)), history: t.history };
   }
 
   async list(
@@ -48,9 +48,14 @@ export class TransactionReads {
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const deliveries = await deliverySummaries(this.db, page, orgId);
+    const [deliveries, trp] = await Promise.all([
+      deliverySummaries(this.db, page, orgId),
+      trpOf(this.db, page),
+    ]);
     return {
-      transactions: page.map((t) => toSummary(t, this.masterKey, deliveries.get(t.ref) ?? NOT_APPLICABLE)),
+      transactions: page.map((t) =>
+        toSummary(t, this.masterKey, deliveries.get(t.ref) ?? NOT_APPLICABLE, trp.get(t.ref)),
+      ),
       nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.ref) : null,
     };
   }
@@ -106,7 +111,20 @@ export class TransactionReads {
   }
 }
 
-function toSummary(t: store.TransactionRecord, masterKey: Buffer, delivery: Summary): TransactionSummary {
+/** The TRP side of the TRP transactions among these (one query, none without any). */
+function trpOf(q: Queryable, transactions: readonly store.TransactionRecord[]) {
+  return store.findTrpTransfers(
+    q,
+    transactions.filter((t) => t.protocol === 'TRP').map((t) => t.ref),
+  );
+}
+
+function toSummary(
+  t: store.TransactionRecord,
+  masterKey: Buffer,
+  delivery: Summary,
+  trp: TrpTransferInfo | undefined,
+): TransactionSummary {
   const declineReason =
     t.status === 'DECLINED' && t.sealedReason
       ? openReason<DeclineReason>(masterKey, t.ref, t.sealedReason)
@@ -136,5 +154,6 @@ function toSummary(t: store.TransactionRecord, masterKey: Buffer, delivery: Summ
     ...(declineReason === undefined ? {} : { declineReason }),
     ...(typeof cancelReason === 'string' ? { cancelReason } : {}),
     delivery,
+    ...(trp ? { trp } : {}),
   };
 }

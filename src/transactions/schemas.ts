@@ -159,6 +159,26 @@ export const HistoryEntry = Type.Object({
   ),
 });
 
+/** The TRP side of a TRP transfer (SPEC §16): the travel address and the peer, as far as it is known. */
+export const TrpTransferInfo = Type.Object({
+  direction: Type.Enum(['outbound', 'inbound'], {
+    description: 'outbound: a member pays a TRP VASP; inbound: a TRP VASP pays a member.',
+  }),
+  travelAddress: Type.Union([Type.String(), Type.Null()]),
+  peer: Type.Object({
+    host: Type.String({
+      description: 'The peer’s host, from the travel address (outbound) or its callback (inbound).',
+    }),
+    name: Type.Union([Type.String(), Type.Null()], { description: 'From the peer’s /identity, once read.' }),
+    lei: Type.Union([Type.String(), Type.Null()], { description: 'From the peer’s /identity, once read.' }),
+    certificateSubject: Type.Union([Type.String(), Type.Null()], {
+      description: 'Inbound: the subject of the client certificate it sent the inquiry with.',
+    }),
+  }),
+});
+
+export type TrpTransferInfo = Static<typeof TrpTransferInfo>;
+
 const TransactionFields = {
   transactionRef: Ref,
   status: Status,
@@ -180,33 +200,12 @@ const TransactionFields = {
     Type.String({ description: 'CANCELLED: why, when the originator (or the TRP peer that sent it) said.' }),
   ),
   delivery: DeliverySummary,
+  trp: Type.Optional(TrpTransferInfo),
 };
-
-/** The TRP side of a TRP transfer (SPEC §16): the travel address and the peer, as far as it is known. */
-export const TrpTransferInfo = Type.Object({
-  direction: Type.Enum(['outbound', 'inbound'], {
-    description: 'outbound: a member pays a TRP VASP; inbound: a TRP VASP pays a member.',
-  }),
-  travelAddress: Type.Union([Type.String(), Type.Null()]),
-  peer: Type.Object({
-    host: Type.String({
-      description: 'The peer’s host, from the travel address (outbound) or its callback (inbound).',
-    }),
-    name: Type.Union([Type.String(), Type.Null()], { description: 'From the peer’s /identity, once read.' }),
-    lei: Type.Union([Type.String(), Type.Null()], { description: 'From the peer’s /identity, once read.' }),
-    certificateSubject: Type.Union([Type.String(), Type.Null()], {
-      description: 'Inbound: the subject of the client certificate it sent the inquiry with.',
-    }),
-  }),
-});
 
 export const TransactionSummary = Type.Object(TransactionFields);
 export type TransactionSummary = Static<typeof TransactionSummary>;
-export const Transaction = Type.Object({
-  ...TransactionFields,
-  trp: Type.Optional(TrpTransferInfo),
-  history: Type.Array(HistoryEntry),
-});
+export const Transaction = Type.Object({ ...TransactionFields, history: Type.Array(HistoryEntry) });
 export type Transaction = Static<typeof Transaction>;
 
 export const TransactionList = Type.Object({

@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
 import { deliveryFailing } from '../deliveries/summary.js';
+import type { TrpTransferInfo } from './schemas.js';
 import { type Flow, flowOf, type Protocol, type State } from './state-machine.js';
 
 export interface TransactionRecord {
@@ -301,25 +302,28 @@ export async function lockExpiring(
   return rows[0] && toRecord(rows[0]);
 }
 
-/** The TRP side of a TRP transaction (the bridge writes it: src/trp/store.ts). */
-export async function findTrpTransfer(q: Queryable, ref: string) {
+/** The TRP side of TRP transactions, by reference (the bridge writes it: src/trp/store.ts). */
+export async function findTrpTransfers(q: Queryable, refs: readonly string[]) {
+  if (refs.length === 0) return new Map<string, TrpTransferInfo>();
   const rows = await q.query(
-    `SELECT inbound, travel_address, peer_host, peer_name, peer_lei, peer_subject
-       FROM trp_transfers WHERE transaction_ref = $1`,
-    [ref],
+    `SELECT transaction_ref, inbound, travel_address, peer_host, peer_name, peer_lei, peer_subject
+       FROM trp_transfers WHERE transaction_ref = ANY ($1::uuid[])`,
+    [refs],
   );
-  const r = rows[0];
-  return (
-    r && {
-      direction: r.inbound ? ('inbound' as const) : ('outbound' as const),
-      travelAddress: (r.travel_address as string | null) ?? null,
-      peer: {
-        host: r.peer_host as string,
-        name: (r.peer_name as string | null) ?? null,
-        lei: (r.peer_lei as string | null) ?? null,
-        certificateSubject: (r.peer_subject as string | null) ?? null,
+  return new Map<string, TrpTransferInfo>(
+    rows.map((r) => [
+      r.transaction_ref as string,
+      {
+        direction: r.inbound ? 'inbound' : 'outbound',
+        travelAddress: (r.travel_address as string | null) ?? null,
+        peer: {
+          host: r.peer_host as string,
+          name: (r.peer_name as string | null) ?? null,
+          lei: (r.peer_lei as string | null) ?? null,
+          certificateSubject: (r.peer_subject as string | null) ?? null,
+        },
       },
-    }
+    ]),
   );
 }
 

@@ -120,6 +120,8 @@ export class TrpBridge {
       inquiryStatus: null,
       inquiryAnswer: null,
     });
+    // Who the beneficiary VASP says it is, after the inquiry (messages of a transfer go in order).
+    await enqueue(tx, [trp('trp-identity', ref, { transactionRef: ref })]);
   }
 
   // ---- Inbound (the listener) --------------------------------------------------------------------

@@ -165,8 +165,10 @@ export class TrpPeerSender implements TrpSender {
         return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
       }
       case 'trp-identity': {
-        if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
-        const url = new URL(TRP_DISCOVERY_PATH.identity, transfer.peerCallback).href;
+        // At the root of the peer's host: the one its inquiry came from (inbound), or the travel address's.
+        const at = transfer.inbound ? transfer.peerCallback : transfer.inquiryUrl;
+        if (!at) return { ok: false, error: 'the peer gave no callback' };
+        const url = new URL(TRP_DISCOVERY_PATH.identity, at).href;
         return { ok: true, request: { url, method: 'GET' } };
       }
     }

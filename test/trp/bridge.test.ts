@@ -326,6 +326,15 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(seenByAlice.destination, address);
       assert.equal(seenByAlice.trp.direction, 'outbound');
       assert.equal(seenByAlice.trp.travelAddress, ta);
+      // A reads B's /identity too; lists carry the TRP side as reads do.
+      const bName = `Travel Rule Hub at 127.0.0.1:${new URL(b.config.trp!.publicUrl).port}`;
+      await eventually(
+        async () => (await status(a, alice.apiKey, refA)).trp.peer.name === bName,
+        'B identified',
+      );
+      const listed = await a.request('GET', '/v1/transactions?protocol=TRP', { key: alice.apiKey });
+      const row = listed.body.transactions.find((t: Json) => t.transactionRef === refA);
+      assert.equal(row.trp.peer.name, bName);
 
       const hash = `0x${'ab'.repeat(32)}`;
       const shared = await a.request('POST', '/v1/transactions/tx-hash', {
@@ -540,7 +549,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       }, 'two failed attempts while the peer is down');
       assert.match(String(failed.last_error), /ECONNREFUSED/);
       // The member sees its TRP message and its attempts, like a webhook's; the originator's summary too.
-      const listed = await a.request('GET', `/v1/webhooks/deliveries?channel=trp&transactionRef=${ref}`, {
+      const listed = await a.request('GET', `/v1/webhooks/deliveries?channel=trp&event=trp-inquiry&transactionRef=${ref}`, {
         key: alice.apiKey,
       });
       assert.equal(listed.status, 200, listed.text);
@@ -619,6 +628,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       const t = (await a.request('GET', `/v1/transactions/${ref}`, { key: alice.apiKey })).body;
       assert.equal(t.status, 'CONFIRMED');
       assert.equal(t.destination, 'TXpeerAddress1');
+      assert.deepEqual([t.trp.peer.name, t.trp.peer.lei], ['Peer VASP', '5493001KJTIIGC8Y1R12']);
 
       await a.request('POST', '/v1/transactions/tx-hash', {
         key: alice.apiKey,
@@ -680,7 +690,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       // Every attempt is refused, so the message fails; the member may have it sent again.
       const ref = started.body.transactionRef as string;
       const failed = await eventually(async () => {
-        const res = await c.request('GET', `/v1/webhooks/deliveries?channel=trp&transactionRef=${ref}`, {
+        const res = await c.request('GET', `/v1/webhooks/deliveries?channel=trp&event=trp-inquiry&transactionRef=${ref}`, {
           key: alice.apiKey,
         });
         return res.body.deliveries[0]?.status === 'FAILED' && res.body.deliveries[0];

@@ -534,7 +534,7 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     await done(page);
   });
 
-  it('shows an outbound TRP transfer with the peer’s host and travel address, and its cancel reason', async () => {
+  it('shows an outbound TRP transfer with the peer (by its /identity) and travel address, and its cancel reason', async () => {
     const travelAddress = encodeTravelAddress(`${peer.url}/inquiries/kappa-customer`);
     const { transactionBlockchainInfo, beneficiaryVASPdid, ...rest } = basicRequest('did:web:unused.example');
     const started = await hub.request('POST', '/v1/transactions/initiate', {
@@ -555,6 +555,11 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
       async () => (await tx(alpha.apiKey, ref)).status === 'RECEIVER_NOTIFIED',
       'the peer took the inquiry',
     );
+    // After the inquiry the hub reads the peer's /identity: from then on it is shown by name.
+    await eventually(
+      async () => (await tx(alpha.apiKey, ref)).trp?.peer.name === PEER.name,
+      'the peer identified',
+    );
 
     const page = await signedIn(alpha.apiKey);
     await page.getByRole('link', { name: 'Outbox', exact: true }).click();
@@ -569,9 +574,10 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     const facts = page.getByRole('region', { name: 'Transfer' });
     const factsText = (await facts.textContent()) ?? '';
     assert.ok(factsText.includes(travelAddress), 'the travel address');
-    assert.ok(factsText.includes(peerHost), 'the peer by its host');
+    assert.ok(factsText.includes(PEER.name), 'the peer by its name');
+    assert.ok(factsText.includes(PEER.lei), 'and its LEI');
     assert.ok(!factsText.includes('Peer certificate'), 'no certificate for an outbound transfer');
-    await page.getByText(new RegExp(`Waiting for ${peerHost.replaceAll('.', '\\.')} to approve`)).waitFor();
+    await page.getByText(`Waiting for ${PEER.name} to approve`).waitFor();
     await page
       .getByRole('region', { name: 'Delivery', exact: true })
       .getByText(/The TRP inquiry that tells the beneficiary VASP/)
