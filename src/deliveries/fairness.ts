@@ -272,9 +272,11 @@ export class RecipientGate<T = unknown> {
   }
 }
 
-/** One claim, as the gate shapes it (store.claimDue's options). */
+/** One claim, as the gate shapes it (store.claimDue's options, or claimDueFor's for a refill). */
 export interface ClaimShape {
   limit: number;
+  /** A refill: these recipients' rows only, at most so many of each. */
+  only?: ReadonlyMap<string, number>;
   /** Recipients the claim leaves out: it reads past their due rows. */
   exclude: string[];
   caps: { recipients: ReadonlyMap<string, number>; others: number };
@@ -287,9 +289,9 @@ export interface ClaimShape {
  * - looking around (other work may be due): up to a batch, leaving out the recipients without
  *   room and, after a claim that filled some recipient's cap, that recipient too, so that the
  *   look ends by seeing every other due row;
- * - refilling: only as many rows as the recipients left out before have room for, once they have
- *   room for a batch (or half their cap); their rows come first in the due order, so it reads
- *   nothing else.
+ * - refilling: the rows of the recipients left out before, as many as they have room for once
+ *   they have room for a batch (or half their cap), read through each one's own due index
+ *   (store.claimDueFor), so that the rows of recipients left out cost nothing.
  */
 export class ClaimPlanner {
   /** Recipients whose due rows a claim may have left in the outbox. */
@@ -305,13 +307,15 @@ export class ClaimPlanner {
 
   /** The next claim, of at most `room` rows; undefined when there is nothing worth claiming. */
   shape(lookAround: boolean, room: number): ClaimShape | undefined {
-    const limit = lookAround ? room : Math.min(room, this.wanted());
+    const only = lookAround ? undefined : this.refill(room);
+    if (!lookAround && !only) return undefined;
+    const limit = only ? sum(only.values()) : room;
     if (limit <= 0) return undefined;
     const recipients = this.gate.claimLimits();
     const exclude = new Set<string>();
     for (const [id, n] of recipients) if (n <= 0) exclude.add(id);
     if (lookAround) for (const id of this.filled) exclude.add(id);
-    return { limit, exclude: [...exclude], caps: { recipients, others: this.gate.freshCap() } };
+    return { limit, only, exclude: [...exclude], caps: { recipients, others: this.gate.freshCap() } };
   }
 
   /**
@@ -324,6 +328,11 @@ export class ClaimPlanner {
     this.filled = new Set();
     for (const [id, n] of counts) {
       if (n >= (shape.caps.recipients.get(id) ?? shape.caps.others)) this.filled.add(id);
+    }
+    if (shape.only) {
+      // A refilled recipient that got less than it asked for has nothing more due.
+      for (const [id, n] of shape.only) if ((counts.get(id) ?? 0) < n) this.leftOut.delete(id);
+      return false;
     }
     const complete = recipients.length < shape.limit && this.filled.size === 0;
     if (complete) this.leftOut.clear();
@@ -342,10 +351,18 @@ export class ClaimPlanner {
     return this.leftOut.has(recipient) && this.roomFor(recipient) > 0;
   }
 
-  private wanted(): number {
-    let n = 0;
-    for (const id of this.leftOut) n += this.roomFor(id);
-    return n;
+  /** The recipients left out that have room for a refill now, with their room (at most `room` in all). */
+  private refill(room: number): Map<string, number> | undefined {
+    const only = new Map<string, number>();
+    let left = room;
+    for (const id of this.leftOut) {
+      const n = Math.min(left, this.roomFor(id));
+      if (n <= 0) continue;
+      only.set(id, n);
+      left -= n;
+      if (left === 0) break;
+    }
+    return only.size > 0 ? only : undefined;
   }
 
   /**
@@ -357,4 +374,10 @@ export class ClaimPlanner {
     const headroom = this.gate.headroom(recipient);
     return headroom >= Math.min(this.batchSize, this.gate.cap(recipient) / 2) ? headroom : 0;
   }
+}
+
+function sum(values: Iterable<number>): number {
+  let n = 0;
+  for (const v of values) n += v;
+  return n;
 }

@@ -88,7 +88,7 @@ export async function claimDue(
              SELECT 1 FROM deliveries f
               WHERE ${sameStream('d', 'f')} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
          ORDER BY d.next_attempt_at
-         LIMIT $1
+         LIMIT $2
          FOR UPDATE OF d SKIP LOCKED`;
   const caps = opts.caps;
   const chosen = caps
@@ -99,11 +99,45 @@ export async function claimDue(
          LEFT JOIN unnest($5::uuid[], $6::int[]) AS cap(organization_id, n) ON cap.organization_id = c.organization_id
         WHERE c.organization_id IS NULL OR c.n <= coalesce(cap.n, $7::int)`
     : due('d.id');
-  const params: unknown[] = [opts.limit, opts.leaseMs, opts.channels, opts.excludeRecipients ?? []];
+  const params: unknown[] = [opts.leaseMs, opts.limit, opts.channels, opts.excludeRecipients ?? []];
   if (caps) params.push([...caps.recipients.keys()], [...caps.recipients.values()], caps.others);
+  return lease(q, chosen, params);
+}
+
+/**
+ * Claims the due webhooks of these recipients only, at most as many of each as the map says, in
+ * due order per recipient (the same rows claimDue would take of them). Each recipient's are read
+ * through its own due index (migration 0012), so rows of other recipients, however many are due,
+ * cost nothing. The recipient is bounded with two row comparisons on (organization_id,
+ * next_attempt_at), which mean `organization_id = r AND next_attempt_at <= now` and which only that
+ * index can serve: with the equality written out, the planner may reckon the due index cheaper
+ * (it expects the recipient's rows to be spread evenly through it) and read past every due row of
+ * the recipients before it.
+ */
+export async function claimDueFor(
+  q: Queryable,
+  opts: { recipients: ReadonlyMap<string, number>; leaseMs: number },
+): Promise<LeasedMessage[]> {
+  const chosen = `SELECT l.id FROM unnest($2::uuid[], $3::int[]) AS r(organization_id, n)
+     CROSS JOIN LATERAL (
+       SELECT d.id FROM deliveries d
+        WHERE (d.organization_id, d.next_attempt_at) >= (r.organization_id, '-infinity'::timestamptz)
+          AND (d.organization_id, d.next_attempt_at) <= (r.organization_id, statement_timestamp())
+          AND d.status = 'PENDING' AND d.channel = 'webhook'
+          AND NOT EXISTS (
+            SELECT 1 FROM deliveries f
+             WHERE ${sameStream('d', 'f')} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
+        ORDER BY d.organization_id, d.next_attempt_at
+        LIMIT r.n
+        FOR UPDATE OF d SKIP LOCKED) l`;
+  return lease(q, chosen, [opts.leaseMs, [...opts.recipients.keys()], [...opts.recipients.values()]]);
+}
+
+/** Leases the rows that `chosen` selects, for `params[0]` milliseconds, and returns them as a worker holds them. */
+async function lease(q: Queryable, chosen: string, params: unknown[]): Promise<LeasedMessage[]> {
   const rows = await q.query(
     `UPDATE deliveries SET next_attempt_at =
-         date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $2::double precision / 1000)
+         date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $1::double precision / 1000)
       WHERE id = ANY (ARRAY(${chosen}))
      RETURNING id, message_id, channel, event, organization_id, email_to, transaction_ref, payload, attempts,
                next_attempt_at`,

@@ -17,7 +17,7 @@
  *   leaves out recipients it has none for. Scanning past a left-out recipient's due rows costs a
  *   read of each, so the loop does it only when other work may be due (a NOTIFY, a recorded
  *   failure, the next due time or poll), not each time a busy recipient's sends free some room:
- *   then it claims for that recipient alone, which finds its rows first in the due order.
+ *   then it claims for that recipient alone, through that recipient's own due index.
  * - stop() claims nothing more, gives back rows not yet sent (waiting ones included), waits
  *   (bounded) for sends in flight, then ends those still unanswered and records them as failed
  *   attempts, to be retried.
@@ -286,13 +286,15 @@ export class DeliveryWorker implements LocalWorker {
         let claimed: LeasedMessage[];
         try {
           const started = performance.now();
-          claimed = await store.claimDue(this.o.db, {
-            limit: shape.limit,
-            leaseMs: this.leaseMs,
-            channels: this.channels(),
-            excludeRecipients: shape.exclude,
-            caps: shape.caps,
-          });
+          claimed = shape.only
+            ? await store.claimDueFor(this.o.db, { recipients: shape.only, leaseMs: this.leaseMs })
+            : await store.claimDue(this.o.db, {
+                limit: shape.limit,
+                leaseMs: this.leaseMs,
+                channels: this.channels(),
+                excludeRecipients: shape.exclude,
+                caps: shape.caps,
+              });
           this.maintenance.afterClaim(performance.now() - started);
         } catch (err) {
           this.o.log.error({ err }, 'delivery worker: claiming failed');

@@ -107,5 +107,8 @@ it('refills a recipient left out only once it has room for a batch, and looks pa
     g.next('a');
   }
   assert.equal(planner.wants('a'), true);
-  assert.equal(planner.shape(false, 20)?.limit, g.headroom('a'), 'a refill of what it has room for');
+  const refill = planner.shape(false, 20);
+  assert.deepEqual([...(refill?.only ?? [])], [['a', g.headroom('a')]], 'a refill of it alone');
+  assert.equal(planner.took(refill!, ['a']), false);
+  assert.equal(planner.wants('a'), false, 'it got less than it asked for: nothing more of it is due');
 });
