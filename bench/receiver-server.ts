@@ -4,9 +4,12 @@
  * each message arrived (epoch ms, comparable across processes). GET /stats returns counts
  * and arrival times by transactionRef (with `?times=1`, also when each new message id arrived);
  * POST /reset clears them. Prints `READY <port>`.
+ * With `--hang` it stands for a receiver that never answers: it reads and counts every webhook
+ * and holds its connection open without a word until the sender gives up (or this process ends).
  */
 import { createServer } from 'node:http';
 
+const hang = process.argv.includes('--hang');
 let count = 0;
 const ids = new Set<string>();
 let duplicates = 0;
@@ -29,6 +32,11 @@ const server = createServer((req, res) => {
     arrivals = {};
     uniqueTimes = [];
     res.writeHead(204).end();
+    return;
+  }
+  if (hang) {
+    req.resume();
+    req.on('end', () => count++);
     return;
   }
   const chunks: Buffer[] = [];
@@ -54,4 +62,8 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : 0}\n`);
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => {
+  // Held connections end with the process: their senders see them reset.
+  if (hang) process.exit(0);
+  server.close(() => process.exit(0));
+});

@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- --quick | --smoke] [--only=initiate,startup,e2e,drain] [--base=<checkout>]`:
+ * `npm run bench [-- --quick | --smoke] [--only=initiate,startup,e2e,drain,hanging] [--base=<checkout>]`:
  * measures the hub against baselines taken in the same run on this machine, and prints a markdown
  * table (also bench/results/latest.json). Every server runs in a child process; load comes from
  * this process; everything targets 127.0.0.1 and is bounded in time. PostgreSQL when
  * DATABASE_URL is set (each run makes fresh databases on that server and drops them), else PGlite.
  *
  * Scenarios, in this order: initiate (with its baselines, the hub's RSS and CPU), start-up,
- * end-to-end webhook latency, one worker's drain. With `--base`, the regression guard instead:
+ * end-to-end webhook latency, one worker's drain, one hanging receiver beside a healthy one. With
+ * `--base`, the regression guard instead:
  * initiate and drain of the other checkout's build ("before") against this one's ("after").
  * docs/benchmarks.md describes each scenario and its baseline.
  */
@@ -18,6 +19,7 @@ import { report } from './report.js';
 import { compareDrain, compareInitiate } from './scenarios/compare.js';
 import { drain } from './scenarios/drain.js';
 import { endToEnd } from './scenarios/e2e.js';
+import { hangingReceiver } from './scenarios/hanging.js';
 import { initiate } from './scenarios/initiate.js';
 import { startup } from './scenarios/startup.js';
 
@@ -43,6 +45,10 @@ async function main() {
     if (ONLY.has('drain')) {
       await settle();
       await drain(receiver.url);
+    }
+    if (ONLY.has('hanging')) {
+      await settle();
+      await hangingReceiver(receiver.url);
     }
   }
   await stop(receiver.child);

@@ -78,6 +78,16 @@ export async function seed(hub: Hub, receiverUrl: string) {
   return { originator, beneficiary };
 }
 
+/** One more organization receiving webhooks at `travelEndpoint` (a recipient of queued messages). */
+export async function addRecipient(hub: Hub, name: string, travelEndpoint: string) {
+  const suffix = randomBytes(4).toString('hex');
+  return api(hub, 'POST', '/v1/admin/organizations', ADMIN_KEY, {
+    name,
+    vaspDid: `did:web:${name.toLowerCase().replace(/[^a-z]+/g, '-')}-${suffix}.bench`,
+    travelEndpoint,
+  });
+}
+
 /**
  * The same initiation for every request: the interface document's MAIN sample with a second
  * originator person (a joint account) and both sides' account numbers, about 2 KB, so that

@@ -13,9 +13,10 @@ import { Pool } from 'undici';
 import { freshDatabase } from '../lib/databases.js';
 import { initiateBody, seed, startHub } from '../lib/hub.js';
 import { pct, round } from '../lib/measure.js';
+import { openLoop } from '../lib/open-loop.js';
 import { SCALE } from '../lib/options.js';
 import { stop } from '../lib/processes.js';
-import { receiverStats, resetReceiver } from '../lib/receiver.js';
+import { resetReceiver } from '../lib/receiver.js';
 import { rows } from '../report.js';
 
 export async function endToEnd(receiverUrl: string): Promise<void> {
@@ -25,50 +26,12 @@ export async function endToEnd(receiverUrl: string): Promise<void> {
   const orgs = await seed(hub, receiverUrl);
   const body = initiateBody(orgs.beneficiary.organization.vaspDid);
   const pool = new Pool(hub.url, { connections: 50, pipelining: 1 });
-  const openLoop = async (count: number) => {
-    const responded = new Map<string, { sent: number; answered: number }>();
-    let sendErrors = 0;
-    const startAt = performance.now();
-    const inflight: Promise<void>[] = [];
-    for (let i = 0; i < count; i++) {
-      const due = startAt + (i * 1000) / SCALE.rate;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      const sentAt = performance.timeOrigin + performance.now();
-      inflight.push(
-        pool
-          .request({
-            path: '/v1/transactions/initiate',
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-api-key': orgs.originator.apiKey },
-            body,
-          })
-          .then(async (res) => {
-            const text = await res.body.text();
-            const at = performance.timeOrigin + performance.now();
-            if (res.statusCode !== 200) sendErrors++;
-            else responded.set(JSON.parse(text).transactionRef, { sent: sentAt, answered: at });
-          })
-          .catch(() => {
-            sendErrors++;
-          }),
-      );
-    }
-    await Promise.all(inflight);
-    const achievedRate = count / ((performance.now() - startAt) / 1000);
-    const deadline = Date.now() + 15_000;
-    let stats = await receiverStats(receiverUrl);
-    while (Object.keys(stats.arrivals).length < responded.size && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      stats = await receiverStats(receiverUrl);
-    }
-    return { responded, sendErrors, achievedRate, arrivals: stats.arrivals };
-  };
+  const run = (count: number) => openLoop(pool, { apiKey: orgs.originator.apiKey, body, receiverUrl, count });
   const warmUpSeconds = Math.min(2, SCALE.rateSeconds);
-  await openLoop(SCALE.rate * warmUpSeconds);
+  await run(SCALE.rate * warmUpSeconds);
   await resetReceiver(receiverUrl);
   const total = SCALE.rate * SCALE.rateSeconds;
-  const { responded, sendErrors, achievedRate, arrivals } = await openLoop(total);
+  const { responded, sendErrors, achievedRate, arrivals } = await run(total);
   await pool.close();
   // From the request's send (the initiation's own answer time included), and, unclamped, from the
   // load generator reading the answer: the webhook can arrive first, since the hub hands the
