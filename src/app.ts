@@ -204,7 +204,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       outbox: deliveries.outbox,
       moves: transactions.trpMoves,
     });
-  const trp = config.trp && trpBridge && createTrpListener(config.trp, trpBridge, app.log);
+  const trp = config.trp && trpBridge && createTrpListener(config.trp, trpBridge, app.log, config.rateLimit);
   const claims = new ClaimService(db, secrets.masterKey, tokens, directory, transactions.lifecycle);
   const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
   const background = {

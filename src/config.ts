@@ -147,9 +147,14 @@ function trpConfig(str: (name: string) => string | undefined): TrpConfig | undef
     return undefined;
   }
   const publicUrl = str('HUB_TRP_PUBLIC_URL');
-  if (publicUrl === undefined || !/^https:\/\/[^\s?#]+$/.test(publicUrl) || !URL.canParse(publicUrl)) {
+  if (
+    publicUrl === undefined ||
+    !/^https:\/\/[^\s?#]+$/.test(publicUrl) ||
+    !URL.canParse(publicUrl) ||
+    new URL(publicUrl).pathname !== '/'
+  ) {
     throw new ConfigError(
-      'HUB_TRP_PUBLIC_URL must be the https:// URL at which peers reach the TRP listener',
+      'HUB_TRP_PUBLIC_URL must be the https:// URL (scheme, host and port; no path) at which peers reach the TRP listener',
     );
   }
   const pem = (name: string, label: RegExp, required: boolean): string | undefined => {

@@ -265,7 +265,10 @@ function fieldProblem(v: AjvError, context: string): FieldProblem {
         message: `must be one of ${(v.params.allowedValues as unknown[]).map(String).join(', ')}`,
       };
     case 'pattern':
-      return { path: base, message: PATTERN_MESSAGES[String(v.params.pattern)] ?? 'is not in the required form' };
+      return {
+        path: base,
+        message: PATTERN_MESSAGES[String(v.params.pattern)] ?? 'is not in the required form',
+      };
     default:
       return { path: base, message: v.message ?? 'is invalid' };
   }

@@ -105,7 +105,8 @@ export function describeEvent(e: ReceivedEvent, showPii = false): string {
   if (e.duplicate) return escapeControls(`${head} (duplicate ${e.webhookId}, ignored)`);
   let line = head;
   if (e.event === 'received') {
-    line += ` ${p.protocol} ${p.transactionAmount} ${p.transactionAsset} to ${p.ivms101_data?.transactionBlockchainInfo?.destination} from ${p.originatorVASPdid}`;
+    const destination = p.ivms101_data?.transactionBlockchainInfo?.destination;
+    line += ` ${p.protocol} ${p.transactionAmount} ${p.transactionAsset}${destination ? ` to ${destination}` : ''} from ${p.originatorVASPdid}`;
   } else if (e.event === 'declined') {
     line += ` by ${p.beneficiaryVASPdid}: ${p.reason?.category} (${p.reason?.description})`;
   } else if (e.event === 'tx-hash') {

@@ -127,7 +127,7 @@ export class Lifecycle {
     if (t.flow === 'TRP_OUT' && how === 'cancelled' && t.status === 'CONFIRMED') {
       messages.push(trp('trp-confirmation', t.ref, { transactionRef: t.ref, canceled: true }));
     }
-    if (t.flow === 'TRP_IN' && how === 'expired' && t.status === 'RECEIVER_NOTIFIED') {
+    if (t.flow === 'TRP_IN' && how === 'expired') {
       messages.push(trp('trp-resolution', t.ref, { transactionRef: t.ref, decision: 'rejected' }));
     }
     if (notified && t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {

@@ -263,6 +263,7 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
 /**
  * Makes a directory member the beneficiary of a NOTIFY transaction it claimed (SPEC §12), and
  * moves it to `status`. The claim is recorded (`claimed_at`): the transaction follows MAIN from now on.
+ * Its history row is progress, so the expiry clock starts again (SPEC §11).
  */
 export async function claimBeneficiary(
   q: Queryable,
@@ -275,7 +276,7 @@ export async function claimBeneficiary(
     `UPDATE transactions
         SET beneficiary_id = $4::uuid, beneficiary_vasp_id = $6, beneficiary_did = $5, claimed_at = clock_timestamp(),
             status = $3, updated_at = clock_timestamp(),
-            state_changed_at = CASE WHEN status = $3 THEN state_changed_at ELSE clock_timestamp() END
+            state_changed_at = clock_timestamp()
       WHERE ref = $1 AND status = $2 AND claimed_at IS NULL
       RETURNING ref`,
     [ref, from, to, beneficiary.id, beneficiary.vaspDid, beneficiary.id],

@@ -16,11 +16,14 @@ import { sealReason } from './reasons.js';
 import { transition } from './state-machine.js';
 import * as store from './store.js';
 
-/** A peer's resolution: not decided yet, approved with the address to pay, or rejected. */
+/**
+ * A peer's resolution: not decided yet, approved with the address to pay, or rejected (with its
+ * text; `refused`: the peer refused the inquiry itself, with this HTTP status).
+ */
 export type PeerResolution =
   | { kind: 'pending' }
   | { kind: 'approved'; address: string }
-  | { kind: 'rejected'; reason: string | null };
+  | { kind: 'rejected'; reason: string | null; refused?: number };
 
 export class TrpMoves {
   constructor(
@@ -110,8 +113,8 @@ export class TrpMoves {
     resolution: Exclude<PeerResolution, { kind: 'pending' }>,
   ): Promise<void> {
     const messages: OutboxMessage[] = [];
-    if (t.status === 'CANCELLED' && resolution.kind === 'approved') {
-      // Called off before the peer decided: its approval is answered with TRP's cancellation.
+    if ((t.status === 'CANCELLED' || t.status === 'EXPIRED') && resolution.kind === 'approved') {
+      // Called off (or expired) before the peer decided: its approval is answered with TRP's cancellation.
       messages.push(trp('trp-confirmation', t.ref, { transactionRef: t.ref, canceled: true }));
     } else if (resolution.kind === 'approved') {
       const approved = transition(t.status, 'peer_approved', t.flow);
@@ -132,10 +135,16 @@ export class TrpMoves {
     } else {
       const rejected = transition(t.status, 'peer_rejected', t.flow);
       if (!rejected.ok) return;
-      const reason = {
-        category: 'COMPLIANCE_CHECK_FAILED' as const,
-        description: resolution.reason || 'Rejected by the beneficiary VASP, without a reason.',
-      };
+      const reason =
+        resolution.refused === undefined
+          ? {
+              category: 'COMPLIANCE_CHECK_FAILED' as const,
+              description: resolution.reason || 'Rejected by the beneficiary VASP, without a reason.',
+            }
+          : {
+              category: 'TECHNICAL_ISSUE' as const,
+              description: `The beneficiary VASP refused the inquiry (HTTP ${resolution.refused}).`,
+            };
       const sealedReason = sealReason(this.masterKey, t.ref, reason);
       const actor = t.beneficiaryDid ?? 'trp';
       await move(tx, t, rejected.to, { actorId: null, actor, sealedReason }, { sealedReason });

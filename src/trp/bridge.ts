@@ -23,7 +23,7 @@ import { type AssetTable, assetOfTrp } from '../transactions/assets.js';
 import { insertInitiations } from '../transactions/initiation-store.js';
 import type { InitiateRequest } from '../transactions/schemas.js';
 import type { TrpTarget } from '../transactions/service.js';
-import type { TrpMoves } from '../transactions/trp-moves.js';
+import type { PeerResolution, TrpMoves } from '../transactions/trp-moves.js';
 import { parseTrpAmount, TrpAmountError, toSmallestUnits } from './amount.js';
 import { TrpCallbacks } from './callbacks.js';
 import {
@@ -33,8 +33,8 @@ import {
   TRP_VERSION,
   type TrpIdentity,
   type TrpProblem,
-  type TrpResolutionResult,
 } from './messages.js';
+import type { PeerAnswer } from './sender.js';
 import * as store from './store.js';
 import { decodeInquiryAddress, TravelAddressError } from './travel-address.js';
 
@@ -283,7 +283,7 @@ export class TrpBridge {
     for (const { message: m, answer } of delivered) {
       if (m.channel !== 'trp') continue;
       if (m.event === 'trp-inquiry' && answer) {
-        await this.applyResolution(tx, m.transactionRef, answer as TrpResolutionResult, true);
+        await this.applyResolution(tx, m.transactionRef, answer as PeerAnswer, true);
       } else if (m.event === 'trp-identity' && answer) {
         const given = answer as TrpIdentity;
         const identity = { name: given.name?.trim() || null, lei: given.lei?.trim() || null };
@@ -302,16 +302,18 @@ export class TrpBridge {
   private async applyResolution(
     tx: Queryable,
     ref: string,
-    r: TrpResolutionResult,
+    r: PeerAnswer,
     inquiryAnswer = false,
   ): Promise<void> {
     if (r.kind === 'approved') await store.setPeerCallback(tx, ref, r.callback);
-    const resolution =
+    const resolution: PeerResolution =
       r.kind === 'pending'
-        ? { kind: 'pending' as const }
+        ? { kind: 'pending' }
         : r.kind === 'approved'
-          ? { kind: 'approved' as const, address: r.address }
-          : { kind: 'rejected' as const, reason: r.reason };
+          ? { kind: 'approved', address: r.address }
+          : r.kind === 'refused'
+            ? { kind: 'rejected', reason: null, refused: r.status }
+            : { kind: 'rejected', reason: r.reason };
     if (inquiryAnswer) await this.o.moves.inquiryAnswered(tx, ref, resolution);
     else if (resolution.kind !== 'pending') await this.o.moves.resolved(tx, ref, resolution);
   }

@@ -8,6 +8,7 @@
  * Routes are thin: the bridge decides.
  */
 import type { TLSSocket } from 'node:tls';
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TrpConfig } from '../config.js';
 import { serializeError, serializeRequest } from '../http/error-log.js';
@@ -26,7 +27,13 @@ export interface TrpListener {
   close(): Promise<void>;
 }
 
-export function createTrpListener(config: TrpConfig, bridge: TrpBridge, log: FastifyBaseLogger): TrpListener {
+export function createTrpListener(
+  config: TrpConfig,
+  bridge: TrpBridge,
+  log: FastifyBaseLogger,
+  /** Requests per second per client address (HUB_RATE_LIMIT); 0: no limit. */
+  rateLimitPerSecond: number,
+): TrpListener {
   const started = Date.now();
   const app = Fastify({
     loggerInstance: log.child({ component: 'trp' }, { serializers: { req: serializeRequest } }),
@@ -48,6 +55,19 @@ export function createTrpListener(config: TrpConfig, bridge: TrpBridge, log: Fas
   if (config.mtls) {
     app.server.on('secureConnection', (socket: TLSSocket) => {
       if (!socket.authorized && socket.getPeerX509Certificate() !== undefined) socket.destroy();
+    });
+  }
+
+  if (rateLimitPerSecond > 0) {
+    void app.register(rateLimit, {
+      max: rateLimitPerSecond,
+      timeWindow: 1000,
+      cache: 20_000,
+      keyGenerator: (request) => request.ip,
+      errorResponseBuilder: () => ({
+        statusCode: 429,
+        error: 'Too many requests from this address; retry later.',
+      }),
     });
   }
 
@@ -73,7 +93,9 @@ export function createTrpListener(config: TrpConfig, bridge: TrpBridge, log: Fas
     const status =
       err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) request.log.error({ err: serializeError(err) }, 'TRP request failed');
-    reply.code(status).send({ error: status === 500 ? 'Internal error; it has been logged.' : err.message });
+    // The rate limiter throws its answer's body (`error`), Fastify its own errors (`message`).
+    const message = err.message || (err as { error?: string }).error || 'The request was refused.';
+    reply.code(status).send({ error: status === 500 ? 'Internal error; it has been logged.' : message });
   });
   app.setNotFoundHandler((_request, reply) => {
     reply.code(404).send({ error: 'Not a TRP endpoint of this hub.' });
@@ -122,35 +144,40 @@ export function createTrpListener(config: TrpConfig, bridge: TrpBridge, log: Fas
   const answer = (reply: FastifyReply, a: TrpAnswer) =>
     a.body === undefined ? reply.code(a.status).send() : reply.code(a.status).send(a.body);
 
-  app.post('/ta/:token', async (request: TokenRequest, reply) => {
-    const admitted = await admit(request, reply);
-    if (!admitted) return reply;
-    const { peer, requestIdentifier, body } = admitted;
-    return answer(reply, await bridge.inquiry(request.params.token, requestIdentifier, peer, body));
-  });
-  app.post('/trp/resolutions/:token', async (request: TokenRequest, reply) => {
-    const admitted = await admit(request, reply);
-    if (!admitted) return reply;
-    return answer(
-      reply,
-      await bridge.resolution(request.params.token, admitted.requestIdentifier, admitted.body),
-    );
-  });
-  app.post('/trp/confirmations/:token', async (request: TokenRequest, reply) => {
-    const admitted = await admit(request, reply);
-    if (!admitted) return reply;
-    const { peer, requestIdentifier, body } = admitted;
-    return answer(reply, await bridge.confirmation(request.params.token, requestIdentifier, peer, body));
-  });
+  // Routes in a plugin of their own, registered after the rate limiter so that it applies to them.
+  void app.register(async (routes) => {
+    routes.post('/ta/:token', async (request: TokenRequest, reply) => {
+      const admitted = await admit(request, reply);
+      if (!admitted) return reply;
+      const { peer, requestIdentifier, body } = admitted;
+      return answer(reply, await bridge.inquiry(request.params.token, requestIdentifier, peer, body));
+    });
+    routes.post('/trp/resolutions/:token', async (request: TokenRequest, reply) => {
+      const admitted = await admit(request, reply);
+      if (!admitted) return reply;
+      return answer(
+        reply,
+        await bridge.resolution(request.params.token, admitted.requestIdentifier, admitted.body),
+      );
+    });
+    routes.post('/trp/confirmations/:token', async (request: TokenRequest, reply) => {
+      const admitted = await admit(request, reply);
+      if (!admitted) return reply;
+      const { peer, requestIdentifier, body } = admitted;
+      return answer(reply, await bridge.confirmation(request.params.token, requestIdentifier, peer, body));
+    });
 
-  const host = new URL(config.publicUrl).host;
-  const certificate = config.cert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)?.[0];
-  app.get('/identity', async () => ({ name: `Travel Rule Hub at ${host}`, x509: certificate }));
-  app.get('/version', async () => ({ version: TRP_VERSION, vendor: `Travel Rule Hub ${VERSION}` }));
-  app.get('/uptime', async (_request, reply) =>
-    reply.type('text/plain; charset=utf-8').send(String(Math.floor((Date.now() - started) / 1000))),
-  );
-  app.get('/extensions', async () => ({ required: [], supported: [] }));
+    const host = new URL(config.publicUrl).host;
+    const certificate = config.cert.match(
+      /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/,
+    )?.[0];
+    routes.get('/identity', async () => ({ name: `Travel Rule Hub at ${host}`, x509: certificate }));
+    routes.get('/version', async () => ({ version: TRP_VERSION, vendor: `Travel Rule Hub ${VERSION}` }));
+    routes.get('/uptime', async (_request, reply) =>
+      reply.type('text/plain; charset=utf-8').send(String(Math.floor((Date.now() - started) / 1000))),
+    );
+    routes.get('/extensions', async () => ({ required: [], supported: [] }));
+  });
 
   return {
     async listen(listenHost) {

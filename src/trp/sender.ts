@@ -30,6 +30,7 @@ import {
   TRP_DISCOVERY_PATH,
   TrpIdentity,
   type TrpInquiryOut,
+  type TrpResolutionResult,
   trpSchemaProblems,
 } from './messages.js';
 import * as store from './store.js';
@@ -97,9 +98,16 @@ export class TrpPeerSender implements TrpSender {
       return failed(describeError(err));
     }
     const latencyMs = performance.now() - started;
-    if (m.event === 'trp-identity' && (status === 404 || status === 405 || status === 501)) {
-      // /identity is optional for peers: one without it has nothing more to tell.
+    if (m.event === 'trp-identity' && (status < 200 || status >= 300)) {
+      // /identity is optional for peers: one that does not serve it has nothing more to tell, and
+      // the transfer's other messages, queued in order behind this one, must not wait for it.
       return { ok: true, statusCode: status, latencyMs, error: null, answer: null };
+    }
+    if (m.event === 'trp-inquiry' && isRefusal(status)) {
+      // The peer refused the inquiry itself (unknown travel address, invalid inquiry): sending it
+      // again changes nothing, so the transfer ends as declined.
+      const answer: PeerAnswer = { kind: 'refused', status };
+      return { ok: true, statusCode: status, latencyMs, error: null, answer };
     }
     if (status < 200 || status >= 300)
       return { ok: false, statusCode: status, latencyMs, error: `HTTP ${status}` };
@@ -161,7 +169,7 @@ export class TrpPeerSender implements TrpSender {
         const body =
           'txid' in m.payload
             ? { txid: m.payload.txid }
-            : { canceled: cancellation(await this.o.hooks.readReason(ref)) };
+            : { canceled: cancellation(t.status, await this.o.hooks.readReason(ref)) };
         return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
       }
       case 'trp-identity': {
@@ -215,6 +223,14 @@ export class TrpPeerSender implements TrpSender {
   }
 }
 
+/** What an answer to an inquiry can be: a resolution, or a refusal of the inquiry itself. */
+export type PeerAnswer = TrpResolutionResult | { kind: 'refused'; status: number };
+
+/** A 4xx that will not change on a retry (not a timeout, a conflict of timing or a rate limit). */
+function isRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && ![408, 409, 425, 429].includes(status);
+}
+
 /** IVMS101's originatingVASP: the member, as a legal person by its name. */
 function originatingVasp(name: string) {
   return {
@@ -233,9 +249,12 @@ function rejection(status: string, reason: unknown): string {
   return status === 'EXPIRED' ? 'The beneficiary did not decide in time.' : 'Rejected by the beneficiary.';
 }
 
-/** A cancellation's text: the originator's reason, if it gave one. */
-function cancellation(reason: unknown): string {
-  return typeof reason === 'string' && reason !== '' ? reason : 'Cancelled by the originator.';
+/** A cancellation's text: the originator's reason, if it gave one, or that the transfer expired. */
+function cancellation(status: string, reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return reason;
+  return status === 'EXPIRED'
+    ? 'The transfer expired before it was approved.'
+    : 'Cancelled by the originator.';
 }
 
 async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {

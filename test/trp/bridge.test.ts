@@ -514,6 +514,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     let receiver: Receiver;
     let alice: OrgFixture;
     let peer: Server | undefined;
+    let port: number;
     before(async () => {
       // Retries come quickly, and run out only long after the peer is up.
       a = await trpHub(backend, 'hub-a2', { HUB_RETRY_SCHEDULE: '200ms,200ms,200ms,30s,30s' });
@@ -528,7 +529,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     });
 
     it('retries the inquiry until the peer is up, takes its later approval, and sends it the hash', async () => {
-      const port = await freePort();
+      port = await freePort();
       const ta = encodeTravelAddress(`https://127.0.0.1:${port}/inquiries/bob`);
       const started = await a.request('POST', '/v1/transactions/initiate', {
         key: alice.apiKey,
@@ -549,9 +550,13 @@ for (const backend of ['pglite', 'postgres'] as const) {
       }, 'two failed attempts while the peer is down');
       assert.match(String(failed.last_error), /ECONNREFUSED/);
       // The member sees its TRP message and its attempts, like a webhook's; the originator's summary too.
-      const listed = await a.request('GET', `/v1/webhooks/deliveries?channel=trp&event=trp-inquiry&transactionRef=${ref}`, {
-        key: alice.apiKey,
-      });
+      const listed = await a.request(
+        'GET',
+        `/v1/webhooks/deliveries?channel=trp&event=trp-inquiry&transactionRef=${ref}`,
+        {
+          key: alice.apiKey,
+        },
+      );
       assert.equal(listed.status, 200, listed.text);
       assert.deepEqual(
         listed.body.deliveries.map((d: Json) => [d.channel, d.event, d.status]),
@@ -586,6 +591,10 @@ for (const backend of ['pglite', 'postgres'] as const) {
             if (req.url === '/identity') {
               res.writeHead(200, { 'content-type': 'application/json' });
               return res.end(JSON.stringify({ name: 'Peer VASP', lei: '5493001KJTIIGC8Y1R12' }));
+            }
+            if (req.url?.startsWith('/inquiries/closed')) {
+              res.writeHead(404, { 'content-type': 'application/json' });
+              return res.end(JSON.stringify({ error: 'No such travel address.' }));
             }
             res.writeHead(req.url?.startsWith('/confirm') ? 204 : 200, {
               'content-type': 'application/json',
@@ -639,6 +648,37 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.deepEqual(confirmation.body, { txid: `0x${'cd'.repeat(32)}` });
       assert.equal(confirmation.headers['request-identifier'], sent.headers['request-identifier']);
     });
+
+    it('ends a transfer as declined when the peer refuses the inquiry itself (a 4xx): no retry helps', async () => {
+      const ta = encodeTravelAddress(`https://127.0.0.1:${port}/inquiries/closed`);
+      const started = await a.request('POST', '/v1/transactions/initiate', {
+        key: alice.apiKey,
+        body: trpRequest(ta),
+      });
+      assert.equal(started.status, 200, started.text);
+      const ref = started.body.transactionRef as string;
+      await receiver.waitFor(
+        (r) =>
+          r
+            .to('/alice/v1/notify/declined')
+            .some((x) => verified(x, alice.webhookSecret).transactionRef === ref),
+        10_000,
+        'declined',
+      );
+      const declined = receiver
+        .to('/alice/v1/notify/declined')
+        .map((x) => verified(x, alice.webhookSecret))
+        .find((p) => p.transactionRef === ref)!;
+      assert.deepEqual(declined.reason, {
+        category: 'TECHNICAL_ISSUE',
+        description: 'The beneficiary VASP refused the inquiry (HTTP 404).',
+      });
+      const rows = await a.db.query(
+        `SELECT attempts FROM deliveries WHERE transaction_ref = $1 AND event = 'trp-inquiry'`,
+        [ref],
+      );
+      assert.equal(Number(rows[0]!.attempts), 1, 'sent once');
+    });
   });
 
   describe(`TRP bridge with private targets refused [${backend}]`, () => {
@@ -690,9 +730,13 @@ for (const backend of ['pglite', 'postgres'] as const) {
       // Every attempt is refused, so the message fails; the member may have it sent again.
       const ref = started.body.transactionRef as string;
       const failed = await eventually(async () => {
-        const res = await c.request('GET', `/v1/webhooks/deliveries?channel=trp&event=trp-inquiry&transactionRef=${ref}`, {
-          key: alice.apiKey,
-        });
+        const res = await c.request(
+          'GET',
+          `/v1/webhooks/deliveries?channel=trp&event=trp-inquiry&transactionRef=${ref}`,
+          {
+            key: alice.apiKey,
+          },
+        );
         return res.body.deliveries[0]?.status === 'FAILED' && res.body.deliveries[0];
       }, 'the inquiry FAILED');
       const summary = (await c.request('GET', `/v1/transactions/${ref}`, { key: alice.apiKey })).body
