@@ -8,7 +8,7 @@
  * was slow (at most every 30 s). SKIP_LOCKED: with several workers, one vacuum at a time is enough.
  */
 import type { Database } from '../db/database.js';
-import * as store from './store.js';
+import * as store from './claim-store.js';
 import type { WorkerLog } from './types.js';
 
 const SLOW_CLAIM_MS = 15;

@@ -21,8 +21,8 @@
 import type { Database, Queryable } from '../db/database.js';
 import type { DeliveryHooks } from './hooks.js';
 import type { AttemptOutcome, DeliveryMetrics } from './metrics.js';
+import * as store from './outcome-store.js';
 import { nextAttemptDelay, retryAfterClamp } from './retry.js';
-import * as store from './store.js';
 import type { LeasedMessage, SendResult, WorkerLog } from './types.js';
 
 interface Pending {

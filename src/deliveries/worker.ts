@@ -21,25 +21,23 @@
  * - stop() claims nothing more, gives back rows not yet sent (waiting ones included), waits
  *   (bounded) for sends in flight, then ends those still unanswered and records them as failed
  *   attempts, to be retried.
+ *
+ * This file is the claim loop and the worker's life cycle; the send path (dispatcher.ts) starts,
+ * sends and records what a claim took.
  */
 import type { Database } from '../db/database.js';
+import * as store from './claim-store.js';
+import { type Held, recipientOf, SendDispatcher } from './dispatcher.js';
 import type { NotifyMailer } from './email.js';
 import { ClaimPlanner, type ClaimShape, RecipientGate } from './fairness.js';
 import type { DeliveryHooks } from './hooks.js';
 import { OutboxMaintenance } from './maintenance.js';
 import type { DeliveryMetrics } from './metrics.js';
 import { type LocalWorker, OUTBOX_CHANNEL } from './outbox.js';
-import type { RecipientMemo, WebhookPreparer } from './prepare.js';
+import type { WebhookPreparer } from './prepare.js';
 import { ResultRecorder } from './recorder.js';
 import type { WebhookSender } from './sender.js';
-import * as store from './store.js';
-import type { LeasedMessage, SendResult, TrpSender, WorkerLog } from './types.js';
-
-/** A claimed row waiting in the gate, with what its claim read about its recipient. */
-interface Held {
-  d: LeasedMessage;
-  batch: RecipientMemo;
-}
+import type { LeasedMessage, TrpSender, WorkerLog } from './types.js';
 
 export interface WorkerOptions {
   db: Database;
@@ -87,12 +85,6 @@ export class DeliveryWorker implements LocalWorker {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly stopTimeoutMs: number;
-  /** Every claimed row until its outcome is recorded (or it is released). */
-  private readonly inFlight = new Set<Promise<void>>();
-  /** stop() has ended the sends still waiting for an answer. */
-  private cuttingOff = false;
-  /** Rows being prepared and sent: what `concurrency` limits. */
-  private sending = 0;
   /** Slots promised to new messages of this process that are being committed (see reserve). */
   private reserved = 0;
   private starting: Promise<void> | undefined;
@@ -103,7 +95,8 @@ export class DeliveryWorker implements LocalWorker {
   private woken = false;
   /** The loop sleeps until sends or recordings in flight free room for a claim. */
   private waitingForRoom = false;
-  private readonly recorder: ResultRecorder;
+  /** Starts, sends and records what the loop claimed (dispatcher.ts). */
+  private readonly sends: SendDispatcher;
   private readonly maintenance: OutboxMaintenance;
   /** Per-recipient limits, waiting rows and circuit breakers (fairness.ts). */
   private readonly gate: RecipientGate<Held>;
@@ -130,7 +123,6 @@ export class DeliveryWorker implements LocalWorker {
     this.leaseMs = o.leaseMs ?? 30_000;
     this.pollMs = o.pollMs ?? 1000;
     this.stopTimeoutMs = o.stopTimeoutMs ?? 10_000;
-    this.recorder = new ResultRecorder(o);
     this.maintenance = new OutboxMaintenance(o.db, o.log, o.vacuumAfterRows);
     this.gate = new RecipientGate<Held>(o.maxInflightPerRecipient ?? 16, o.retrySchedule, 5, Date.now, {
       // A busy recipient is refilled a batch at a time while two more batches are still waiting.
@@ -138,6 +130,22 @@ export class DeliveryWorker implements LocalWorker {
       maxWaitMs: o.maxWaitMs ?? this.leaseMs / 10,
     });
     this.planner = new ClaimPlanner(this.gate, this.batchSize);
+    this.sends = new SendDispatcher({
+      db: o.db,
+      preparer: o.preparer,
+      sender: o.sender,
+      mailer: o.mailer,
+      trp: o.trp,
+      log: o.log,
+      recorder: new ResultRecorder(o),
+      maintenance: this.maintenance,
+      gate: this.gate,
+      planner: this.planner,
+      stopping: () => this.stopping,
+      roomFreed: () => this.roomFreed(),
+      nudge: () => this.nudge(),
+      wake: () => this.wake(),
+    });
   }
 
   get isRunning(): boolean {
@@ -207,10 +215,10 @@ export class DeliveryWorker implements LocalWorker {
   take(messages: LeasedMessage[]): void {
     this.reserved = Math.max(0, this.reserved - messages.length);
     if (this.stopping || !this.running) {
-      void this.release(messages);
+      void this.sends.release(messages);
       return;
     }
-    this.launchAll(messages);
+    this.sends.launchAll(messages);
   }
 
   /** Room reserved but not used (the write failed). */
@@ -223,8 +231,8 @@ export class DeliveryWorker implements LocalWorker {
    * `concurrency` sends and twice as many waiting rows, while finished sends are recorded fast enough.
    */
   private freeSlots(): number {
-    if (this.inFlight.size - this.sending >= this.maxUnrecorded) return 0;
-    const sends = this.sending + this.reserved;
+    if (this.sends.unrecorded >= this.maxUnrecorded) return 0;
+    const sends = this.sends.sending + this.reserved;
     return Math.max(0, Math.min(this.concurrency - sends, 2 * this.concurrency - this.gate.waitingCount()));
   }
 
@@ -233,38 +241,26 @@ export class DeliveryWorker implements LocalWorker {
     this.wake();
     await this.starting?.catch(() => {});
     await this.running;
-    await this.release(this.gate.drop().map((h) => h.d));
+    await this.sends.release(this.gate.drop().map((h) => h.d));
     await this.unlisten?.().catch(() => {});
-    await this.settle(this.stopTimeoutMs);
-    if (this.inFlight.size > 0) {
+    await this.sends.settle(this.stopTimeoutMs);
+    if (this.sends.inFlightCount > 0) {
       // Sends still waiting for an answer end now, as failures that are recorded (and retried):
       // left to finish later, their answers would find the database closed and be lost.
       this.o.log.warn(
-        { inFlight: this.inFlight.size },
+        { inFlight: this.sends.inFlightCount },
         'delivery worker stopping: ending sends still waiting for an answer; they will be retried',
       );
-      this.cuttingOff = true;
-      await Promise.all([this.o.sender.abortAll(), this.o.mailer?.abortAll()]);
-      await this.settle(ABORTED_RECORD_MS);
+      await this.sends.cutOff();
+      await this.sends.settle(ABORTED_RECORD_MS);
     }
-    if (this.inFlight.size > 0) {
+    if (this.sends.inFlightCount > 0) {
       this.o.log.warn(
-        { inFlight: this.inFlight.size },
+        { inFlight: this.sends.inFlightCount },
         'delivery worker stopped with outcomes unrecorded; their leases will run out and they will be retried',
       );
     }
     if (this.running) this.o.log.info('delivery worker stopped');
-  }
-
-  /** Waits until nothing is in flight (every outcome recorded), or `ms`. */
-  private async settle(ms: number): Promise<void> {
-    if (this.inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    });
-    await Promise.race([Promise.allSettled([...this.inFlight]), timeout]);
-    clearTimeout(timer);
   }
 
   private async loop(): Promise<void> {
@@ -278,7 +274,7 @@ export class DeliveryWorker implements LocalWorker {
       // A send's slot is free once its answer is in: recording happens meanwhile, in batches.
       const free = this.freeSlots();
       // With a backlog, claim whole batches: a claim per finished send would cost a query each.
-      const waitForRoom: boolean = free === 0 || (backlog && free < this.batchSize && this.sending > 0);
+      const waitForRoom: boolean = free === 0 || (backlog && free < this.batchSize && this.sends.sending > 0);
       const shape: ClaimShape | undefined = waitForRoom
         ? undefined
         : this.planner.shape(lookAround, Math.min(this.batchSize, free));
@@ -302,11 +298,11 @@ export class DeliveryWorker implements LocalWorker {
           continue;
         }
         if (this.stopping) {
-          await this.release(claimed);
+          await this.sends.release(claimed);
           break;
         }
         const complete = this.planner.took(shape, claimed.map(recipientOf));
-        this.launchAll(claimed);
+        this.sends.launchAll(claimed);
         backlog = claimed.length === shape.limit;
         if (lookAround && !complete) continue; // more may be due right now, past what it took
         if (lookAround && this.wakes === wakes) {
@@ -330,18 +326,8 @@ export class DeliveryWorker implements LocalWorker {
   /** Gives back the rows that waited too long; returns ms until the next one will have, if any. */
   private expireWaiting(): number | undefined {
     const { expired, nextInMs } = this.gate.expire();
-    this.giveBack(expired);
+    this.sends.giveBack(expired);
     return nextInMs === undefined ? undefined : Math.max(1, nextInMs);
-  }
-
-  /** Waiting rows go back to the outbox, due at once; their recipients are claimed for again later. */
-  private giveBack(held: readonly Held[]): void {
-    if (held.length === 0) return;
-    for (const h of held) {
-      const id = recipientOf(h.d);
-      if (id !== undefined) this.planner.gaveBack(id);
-    }
-    void this.release(held.map((h) => h.d));
   }
 
   /**
@@ -366,136 +352,8 @@ export class DeliveryWorker implements LocalWorker {
     });
   }
 
-  /**
-   * Starts the sends of one claim (or hand-over), sharing what they read about a recipient. A
-   * webhook whose recipient is at its in-flight limit waits for its turn in the gate, or, if the
-   * gate has no room for it (the recipient is paused or slow), goes back to the outbox, due at once.
-   */
-  private launchAll(messages: LeasedMessage[]): void {
-    const batch: RecipientMemo = new Map();
-    const refused: Held[] = [];
-    const waiting = new Set<string>();
-    for (const d of messages) {
-      const m = d.message;
-      if (m.channel === 'webhook') {
-        const id = m.organizationId;
-        if (this.gate.hasWaiting(id) || !this.gate.admits(id)) {
-          if (this.gate.hold(id, { d, batch })) waiting.add(id);
-          else refused.push({ d, batch });
-          continue;
-        }
-        this.gate.started(id);
-      }
-      this.launch(d, batch);
-    }
-    this.giveBack(refused);
-    // Rows queued behind older waiting ones, in case a slot is free (none, in the usual case).
-    for (const id of waiting) this.startWaiting(id);
-  }
-
-  /** Starts the waiting rows of `recipient` that it has slots for; gives back those that waited too long. */
-  private startWaiting(recipient: string): void {
-    const { start, expired } = this.gate.next(recipient);
-    for (const h of start) this.launch(h.d, h.batch);
-    this.giveBack(expired);
-  }
-
-  /** `batch` is shared by the rows of one claim: what they read about a recipient is read once. */
-  private launch(d: LeasedMessage, batch: RecipientMemo): void {
-    this.sending++;
-    // A set of jobs, not a map by row: a row claimed again while its first send still runs (its
-    // lease ran out) is two jobs, and stop() waits for both.
-    const job: Promise<void> = this.process(d, batch)
-      .catch((err) => {
-        // Recording failed (database gone?): the lease runs out and the row is retried.
-        this.o.log.error({ err, deliveryId: d.id }, 'delivery worker: could not record an attempt');
-      })
-      .finally(() => {
-        this.inFlight.delete(job);
-        this.roomFreed();
-      });
-    this.inFlight.add(job);
-  }
-
   /** The channels this worker sends on: webhooks always, e-mail with a mailer, TRP with the bridge. */
   private channels(): string[] {
     return ['webhook', ...(this.o.mailer ? ['email'] : []), ...(this.o.trp ? ['trp'] : [])];
   }
-
-  /**
-   * A send to `recipient` ended: the gate learns of it, its next waiting rows start (or all go back
-   * if its circuit opened), and the loop claims for it again once it has room for a good share of
-   * its cap, if a claim left rows of it in the outbox.
-   */
-  private sent(recipient: string, result: SendResult | 'released' | undefined): void {
-    if (result === 'released') this.gate.released(recipient);
-    else this.gate.finished(recipient, result?.ok === true);
-    if (this.stopping) return;
-    if (this.gate.paused(recipient)) {
-      this.giveBack(this.gate.drop(recipient));
-      return;
-    }
-    this.startWaiting(recipient);
-    if (this.planner.wants(recipient)) this.nudge();
-  }
-
-  private async release(held: LeasedMessage[]): Promise<void> {
-    if (held.length === 0) return;
-    await store.releaseLeases(this.o.db, held).catch((err) => {
-      this.o.log.warn({ err }, 'delivery worker: could not release leases; they will run out');
-    });
-  }
-
-  private async process(d: LeasedMessage, batch: RecipientMemo): Promise<void> {
-    let result: Awaited<ReturnType<DeliveryWorker['attempt']>> | undefined;
-    try {
-      result = await this.attempt(d, batch);
-    } finally {
-      this.sending--;
-      this.roomFreed();
-      if (d.message.channel === 'webhook') this.sent(d.message.organizationId, result);
-    }
-    if (result === 'released') return;
-    // A failure once stop() cut the sends off is the hub's doing: never the attempt that gives up.
-    await this.recorder.record(d, result, this.cuttingOff && !result.ok);
-    this.maintenance.outcome();
-    // A retry may now fall due before the loop's next look at the outbox.
-    if (!result.ok) this.wake();
-  }
-
-  /** prepare + send; 'released' when the worker began stopping before anything was sent. */
-  private async attempt(d: LeasedMessage, batch: RecipientMemo): Promise<SendResult | 'released'> {
-    const started = performance.now();
-    const m = d.message;
-    if (m.channel === 'email') {
-      if (this.stopping || !this.o.mailer) return this.releaseOne(d);
-      return this.o.mailer.send(m, d.messageId);
-    }
-    if (m.channel === 'trp') {
-      if (this.stopping || !this.o.trp) return this.releaseOne(d);
-      return this.o.trp.send(m, d.messageId);
-    }
-    let prepared: Awaited<ReturnType<WebhookPreparer['prepare']>>;
-    try {
-      prepared = await this.o.preparer.prepare(m, batch);
-    } catch (err) {
-      this.o.log.error({ err, deliveryId: d.id }, 'delivery worker: could not prepare a message');
-      prepared = { ok: false, error: 'internal error while preparing the message' };
-    }
-    if (!prepared.ok) {
-      return { ok: false, statusCode: null, latencyMs: performance.now() - started, error: prepared.error };
-    }
-    if (this.stopping) return this.releaseOne(d);
-    return this.o.sender.send(prepared.url, prepared.body, d.messageId, prepared.secrets);
-  }
-
-  private async releaseOne(d: LeasedMessage): Promise<'released'> {
-    await this.release([d]);
-    return 'released';
-  }
-}
-
-/** The organization a webhook goes to; undefined for the other channels. */
-function recipientOf(d: LeasedMessage): string | undefined {
-  return d.message.channel === 'webhook' ? d.message.organizationId : undefined;
 }
