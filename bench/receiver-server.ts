@@ -4,12 +4,15 @@
  * each message arrived (epoch ms, comparable across processes). GET /stats returns counts
  * and arrival times by transactionRef (with `?times=1`, also when each new message id arrived);
  * POST /reset clears them. Prints `READY <port>`.
+ * With `--listeners=N` it listens on N ports, each an endpoint of its own (a sender pools its
+ * connections per origin), which share the counts and arrival times: `READY <port> <port> …`.
  * With `--hang` it stands for a receiver that never answers: it reads and counts every webhook
  * and holds its connection open without a word until the sender gives up (or this process ends).
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
 const hang = process.argv.includes('--hang');
+const listeners = Number(process.argv.find((a) => a.startsWith('--listeners='))?.slice(12) ?? 1);
 let count = 0;
 const ids = new Set<string>();
 let duplicates = 0;
@@ -18,7 +21,7 @@ let arrivals: Record<string, number> = {};
 let uniqueTimes: number[] = [];
 const now = () => performance.timeOrigin + performance.now();
 
-const server = createServer((req, res) => {
+const handle = (req: IncomingMessage, res: ServerResponse) => {
   if (req.method === 'GET' && req.url?.startsWith('/stats')) {
     res.writeHead(200, { 'content-type': 'application/json' });
     const times = req.url.endsWith('?times=1') ? { uniqueTimes } : {};
@@ -56,14 +59,28 @@ const server = createServer((req, res) => {
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
   });
+};
+
+const servers = Array.from({ length: listeners }, () => {
+  const server = createServer(handle);
+  server.keepAliveTimeout = 60_000;
+  return server;
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`READY ${typeof address === 'object' && address ? address.port : 0}\n`);
-});
-process.on('SIGTERM', () => {
+const ports = await Promise.all(
+  servers.map(
+    (server) =>
+      new Promise<number>((resolve) =>
+        server.listen(0, '127.0.0.1', () => {
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : 0);
+        }),
+      ),
+  ),
+);
+process.stdout.write(`READY ${ports.join(' ')}\n`);
+process.on('SIGTERM', async () => {
   // Held connections end with the process: their senders see them reset.
   if (hang) process.exit(0);
-  server.close(() => process.exit(0));
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  process.exit(0);
 });

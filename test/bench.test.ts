@@ -29,6 +29,8 @@ it('runs the benchmark at a tiny scale and prints every scenario with its baseli
     'end-to-end: initiate sent → received webhook',
     'baseline: raw undici sender',
     'one worker draining',
+    "one hanging receiver: 9 of 10 recipients' latency, initiate sent → received webhook at 50/s spread over 10, the 10th answering",
+    "one hanging receiver: 9 of 10 recipients' latency, initiate sent → received webhook at 50/s spread over 10, the 10th never answering",
   ];
   for (const scenario of scenarios) {
     assert.ok(stdout.includes(`| ${scenario}`), `missing row: ${scenario}`);
@@ -37,6 +39,11 @@ it('runs the benchmark at a tiny scale and prints every scenario with its baseli
   assert.match(stdout, /\d+(\.\d+)?× raw sender/);
   assert.match(stdout, /machine idle \d+ %; main thread running \d+ %, waiting for a CPU \d+ %/);
   assert.match(stdout, /one worker draining.*; hub \d+ µs per delivery/);
+  assert.match(stdout, /the 10th answering \|.*\| target p99 ≤ 50 ms: (met|\*\*missed\*\*);/);
+  assert.match(
+    stdout,
+    /the 10th never answering \|.*\| \d+(\.\d+)?× all answering \| target p99 ≤ 50 ms: (met|\*\*missed\*\*);.*the hanging receiver got \d+ requests, none answered/,
+  );
   const latest = JSON.parse(readFileSync(new URL('../bench/results/latest.json', import.meta.url), 'utf8'));
   assert.equal(latest.scale.name, 'smoke');
   for (const scenario of scenarios) {
@@ -48,7 +55,7 @@ it('runs the benchmark at a tiny scale and prints every scenario with its baseli
   for (const row of latest.rows) assert.equal(typeof row.value, 'number', row.scenario);
   // Every initiation answered 2xx and every webhook arrived, or the figures mean nothing.
   for (const row of latest.rows.filter((r: { scenario: string }) =>
-    /^(initiate|end-to-end|one worker)/.test(r.scenario),
+    /^(initiate|end-to-end|one worker|one hanging)/.test(r.scenario),
   )) {
     assert.equal(row.errors, 0, `${row.scenario}: ${row.errors} errors`);
   }

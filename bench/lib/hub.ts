@@ -78,13 +78,14 @@ export async function seed(hub: Hub, receiverUrl: string) {
   return { originator, beneficiary };
 }
 
-/** One more organization receiving webhooks at `travelEndpoint` (a recipient of queued messages). */
-export async function addRecipient(hub: Hub, name: string, travelEndpoint: string) {
+/** One more organization receiving webhooks at `travelEndpoint`, with a participant key (a beneficiary). */
+export async function addOrganization(hub: Hub, name: string, travelEndpoint: string) {
   const suffix = randomBytes(4).toString('hex');
   return api(hub, 'POST', '/v1/admin/organizations', ADMIN_KEY, {
     name,
-    vaspDid: `did:web:${name.toLowerCase().replace(/[^a-z]+/g, '-')}-${suffix}.bench`,
+    vaspDid: `did:web:${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${suffix}.bench`,
     travelEndpoint,
+    publicKey: generateParticipantKeyPair().publicKeyPem,
   });
 }
 

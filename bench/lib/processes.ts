@@ -45,18 +45,22 @@ export function spawnReady(
   });
 }
 
-/** One of the bench's own servers (bench/<script>.ts), which print `READY <port>`. */
+/**
+ * One of the bench's own servers (bench/<script>.ts), which print `READY <port>` (the receiver
+ * with `--listeners=N`: `READY <port> <port> …`, one URL each in `urls`).
+ */
 export async function startBenchServer(
   script: string,
   args: string[] = [],
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<{ child: ChildProcess; url: string; urls: string[] }> {
   const { child, match } = await spawnReady(
     ['--import', 'tsx', join(ROOT, 'bench', script), ...args],
     env,
-    /READY (\d+)/,
+    /READY (\d+(?: \d+)*)\n/,
   );
-  return { child, url: `http://127.0.0.1:${match[1]}` };
+  const urls = match[1]!.split(' ').map((port) => `http://127.0.0.1:${port}`);
+  return { child, url: urls[0]!, urls };
 }
 
 /** SIGTERM, then SIGKILL if the process has not exited within 15 s. */

@@ -26,7 +26,8 @@ export async function endToEnd(receiverUrl: string): Promise<void> {
   const orgs = await seed(hub, receiverUrl);
   const body = initiateBody(orgs.beneficiary.organization.vaspDid);
   const pool = new Pool(hub.url, { connections: 50, pipelining: 1 });
-  const run = (count: number) => openLoop(pool, { apiKey: orgs.originator.apiKey, body, receiverUrl, count });
+  const run = (count: number) =>
+    openLoop(pool, { apiKey: orgs.originator.apiKey, bodies: [body], receiverUrl, count });
   const warmUpSeconds = Math.min(2, SCALE.rateSeconds);
   await run(SCALE.rate * warmUpSeconds);
   await resetReceiver(receiverUrl);
