@@ -1,6 +1,11 @@
 import { render } from 'preact';
 import { Root } from './app.js';
-import './styles.css';
+// The stylesheets in cascade order: phone widths override the rules before them.
+import './styles/base.css';
+import './styles/layout.css';
+import './styles/details.css';
+import './styles/phone.css';
+import './styles/flows.css';
 
 const root = document.getElementById('app');
 if (root) render(<Root />, root);
