@@ -2,13 +2,23 @@
  * What the browser suites share: a fresh build of the dashboard when its sources changed, and
  * Debian's Chromium driven by playwright-core (never a downloaded browser). Without
  * /usr/bin/chromium the suites are skipped with a notice, or fail with CI=true (.ci/run
- * installs it).
+ * installs it). Also their page helpers: a fresh watched page, signing in with a key,
+ * screenshots with an accessibility check, and the checks at a suite's end (no key in a URL or
+ * the logs, no CSP violation).
  */
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+  type Request,
+  type ViewportSize,
+} from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -61,6 +71,12 @@ export function ensureDashboardBuilt(): void {
   );
 }
 
+/** What a browser suite does first: builds the dashboard if need be, and makes SCREENSHOTS. */
+export function prepareBrowserSuite(): void {
+  ensureDashboardBuilt();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+}
+
 let axeSource: string | undefined;
 
 /**
@@ -76,4 +92,97 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
        .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
   )) as { id: string; impact: string; nodes: string[] }[];
   return violations.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n}`));
+}
+
+/** The viewport the suites open their pages at, unless a step says otherwise. */
+export const DESKTOP: ViewportSize = { width: 1280, height: 800 };
+/** A small phone's viewport (the dashboard suite uses a larger phone of its own). */
+export const PHONE: ViewportSize = { width: 375, height: 812 };
+
+/** What a suite collects from every page it opens, to check at its end. */
+export interface Watched {
+  /** The URL of every request a page made. */
+  requested: string[];
+  /** The text of every console error a page logged. */
+  consoleErrors: string[];
+}
+
+export interface PageOptions {
+  /** DESKTOP unless given. */
+  viewport?: ViewportSize;
+  /** More for the browser context, e.g. `permissions`. */
+  context?: BrowserContextOptions;
+  /** Installs Playwright's clock first, so the page's time stands still (and it does not poll). */
+  frozenClock?: boolean;
+  /** Accepts every dialog (`confirm`) the page opens; without it Playwright dismisses them. */
+  acceptDialogs?: boolean;
+  /** Called with each request after its URL is recorded, for a suite's own checks. */
+  onRequest?: (request: Request) => void;
+}
+
+/**
+ * A page in a fresh browser context (its own storage) at en-GB and UTC, whose requests and
+ * console errors go into `watched`.
+ */
+export async function newPage(browser: Browser, watched: Watched, options: PageOptions = {}): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? DESKTOP,
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+    ...options.context,
+  });
+  const page = await context.newPage();
+  if (options.frozenClock) await page.clock.install();
+  page.on('request', (r) => {
+    watched.requested.push(r.url());
+    options.onRequest?.(r);
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') watched.consoleErrors.push(m.text());
+  });
+  if (options.acceptDialogs) page.on('dialog', (d) => void d.accept());
+  return page;
+}
+
+/** Signs `page` in to the dashboard of the hub at `hubUrl` with `key`; resolves once it is in. */
+export async function signIn(page: Page, hubUrl: string, key: string): Promise<Page> {
+  await page.goto(`${hubUrl}/ui/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return page;
+}
+
+/** Asserts that axe-core finds no accessibility problem on the page as it is now. */
+export async function axe(page: Page, what: string): Promise<void> {
+  assert.deepEqual(await accessibilityProblems(page), [], `accessibility of ${what}`);
+}
+
+/** Saves a full-page screenshot as SCREENSHOTS/`name`.png and checks the page's accessibility. */
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await axe(page, name);
+}
+
+/** How many pixels the page is wider than its viewport (more than 0: it scrolls sideways). */
+export function overflowOf(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+/** The id of the element that has the focus, or ''. */
+export function focusedId(page: Page): Promise<string> {
+  return page.evaluate(() => document.activeElement?.id ?? '');
+}
+
+/** The console errors that tell of a Content-Security-Policy violation. */
+export function cspViolations(consoleErrors: string[]): string[] {
+  return consoleErrors.filter((e) => /Content.Security.Policy|Refused to/i.test(e));
+}
+
+/** Asserts that no key in `keys` is in a requested URL or in the hub's logs. */
+export function assertNoKeyLeaked(keys: string[], requested: string[], hub: { allLogs(): string }): void {
+  for (const key of keys) {
+    assert.ok(!requested.some((url) => url.includes(key)), 'no key in a URL');
+    assert.ok(!hub.allLogs().includes(key), 'no key in the logs');
+  }
 }

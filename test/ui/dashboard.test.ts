@@ -9,22 +9,26 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest, notifyRequest } from '../support/requests.js';
 import {
-  accessibilityProblems,
+  assertNoKeyLeaked,
+  axe,
   browserProblem,
-  ensureDashboardBuilt,
+  cspViolations,
+  DESKTOP,
   launchChromium,
-  SCREENSHOTS,
+  newPage,
+  overflowOf,
+  prepareBrowserSuite,
+  shot,
+  signIn,
 } from './browser.js';
 
-const DESKTOP = { width: 1280, height: 800 };
+/** A larger phone than the other suites' PHONE: the one docs/screenshots/phone-*.png show. */
 const PHONE = { width: 390, height: 844 };
 /** The only buttons a read-only session may see: none of them changes anything at the hub. */
 const READ_ONLY_BUTTONS = new Set([
@@ -50,10 +54,10 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
   const requested: string[] = [];
   const consoleErrors: string[] = [];
   const keysSeen: string[] = [];
+  const watched = { requested, consoleErrors };
 
   before(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    prepareBrowserSuite();
     [hub, browser, receiver] = await Promise.all([startHub('pglite'), launchChromium(), Receiver.start()]);
     alpha = await hub.createOrg({
       name: 'Alpha Exchange',
@@ -78,27 +82,9 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
   });
 
   /** A fresh browser context (its own session storage), signed in with `key`. */
-  async function signedIn(key: string, viewport = DESKTOP, frozenClock = false): Promise<Page> {
-    const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'UTC' });
-    const page = await context.newPage();
-    if (frozenClock) await page.clock.install();
-    page.on('request', (r) => requested.push(r.url()));
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('dialog', (d) => void d.accept());
-    await page.goto(`${hub.url}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    return page;
-  }
+  const signedIn = async (key: string, viewport = DESKTOP, frozenClock = false) =>
+    signIn(await newPage(browser, watched, { viewport, frozenClock, acceptDialogs: true }), hub.url, key);
 
-  /** Saves a screenshot of the page and checks it for accessibility problems on the way. */
-  const shot = async (page: Page, name: string) => {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    assert.deepEqual(await accessibilityProblems(page), [], `accessibility of ${name}`);
-  };
   const statusOf = async (key: string, transactionRef: string) =>
     (await hub.request('GET', `/v1/transactions/${transactionRef}`, { key })).body.status;
   /** Buttons on the page that a read-only session should not see. */
@@ -111,8 +97,6 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     page
       .getByRole('row')
       .filter({ has: page.locator('td[data-label="Name"]').getByText(name, { exact: true }) });
-  const overflowOf = (page: Page) =>
-    page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
   it('shows the sign-in page and refuses an unknown key', async () => {
     const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
@@ -254,7 +238,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.getByRole('button', { name: 'Show personal data' }).click();
     const originator = page.getByRole('region', { name: 'Originator personal data' });
     await originator.getByRole('heading', { name: /Erika Muster/ }).waitFor();
-    assert.deepEqual(await accessibilityProblems(page), [], 'accessibility of the read-only transaction');
+    await axe(page, 'the read-only transaction');
 
     await page.getByRole('link', { name: 'Delivery health' }).click();
     await page.getByRole('heading', { name: 'Delivery health' }).waitFor();
@@ -274,7 +258,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     assert.equal(await page.getByRole('textbox').count(), 0, 'nothing to edit');
     assert.equal(await page.getByRole('combobox').count(), 0, 'no scope to choose');
     assert.deepEqual(await writeButtons(page), [], 'no settings action');
-    assert.deepEqual(await accessibilityProblems(page), [], 'accessibility of the read-only settings');
+    await axe(page, 'the read-only settings');
     await page.context().close();
   });
 
@@ -359,7 +343,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await betaPage.getByRole('button', { name: 'Rotate secret' }).click();
     await betaPage.getByRole('button', { name: 'Yes, rotate' }).click();
     assert.match(await betaPage.getByLabel('New webhook secret').inputValue(), /^whsec_/);
-    assert.deepEqual(await accessibilityProblems(betaPage), [], 'accessibility of the settings');
+    await axe(betaPage, 'the settings');
 
     await betaPage.getByRole('button', { name: /^Revoke key/ }).click();
     await betaPage.getByText(/^revoked/).waitFor();
@@ -437,7 +421,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     const gammaNow = await hub.admin('GET', `/v1/admin/organizations/${gamma.id}`);
     assert.equal(gammaNow.body.contactEmail, 'kyc@gamma-markets.example');
     assert.equal((await hub.request('POST', '/v1/organizations/me/test-event', { key: issued })).status, 403);
-    assert.deepEqual(await accessibilityProblems(op), [], 'accessibility of the organization page');
+    await axe(op, 'the organization page');
 
     await op.getByRole('link', { name: 'E-mails' }).click();
     await op.getByRole('heading', { name: 'E-mails' }).waitFor();
@@ -518,11 +502,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await ana.setViewportSize(PHONE);
     const overflow = await overflowOf(ana);
     assert.ok(overflow <= 0, `the operators page is ${overflow}px wider than a phone`);
-    assert.deepEqual(
-      await accessibilityProblems(ana),
-      [],
-      'accessibility of the operators page at phone width',
-    );
+    await axe(ana, 'the operators page at phone width');
 
     // The bootstrap operator revokes Ana; her key stops working.
     await op.reload();
@@ -614,12 +594,12 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
   it('works at phone width without sideways scrolling', async () => {
     const phone = await signedIn(beta.apiKey, PHONE);
     await phone.getByRole('link', { name: `Transaction ${ref}` }).waitFor();
-    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await overflowOf(phone);
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
     await shot(phone, 'phone-inbox');
     await phone.getByRole('link', { name: `Transaction ${ref}` }).click();
     await phone.getByRole('heading', { name: /MAIN transaction/ }).waitFor();
-    const overflowTx = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflowTx = await overflowOf(phone);
     assert.ok(overflowTx <= 0, `the transaction page is ${overflowTx}px wider than the screen`);
     await shot(phone, 'phone-transaction');
   });
@@ -647,11 +627,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     assert.ok(requested.length > 20);
     const foreign = requested.filter((url) => !url.startsWith(`${hub.url}/`));
     assert.deepEqual(foreign, [], 'every request goes to the hub itself');
-    assert.deepEqual(
-      consoleErrors.filter((e) => /Content.Security.Policy|Refused to/i.test(e)),
-      [],
-      'no CSP violation',
-    );
+    assert.deepEqual(cspViolations(consoleErrors), [], 'no CSP violation');
   });
 
   it('keeps /docs working under its own policy', async () => {
@@ -667,10 +643,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     });
     await page.goto(`${hub.url}/docs`);
     await page.getByText('Travel Rule Hub API').first().waitFor();
-    assert.deepEqual(
-      errors.filter((e) => /Content.Security.Policy|Refused to/i.test(e)),
-      [],
-    );
+    assert.deepEqual(cspViolations(errors), []);
     await context.close();
   });
 
@@ -738,9 +711,6 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
   });
 
   it('never puts an API key in a URL or in the logs', () => {
-    for (const key of keysSeen) {
-      assert.ok(!requested.some((url) => url.includes(key)), 'no key in a URL');
-      assert.ok(!hub.allLogs().includes(key), 'no key in the logs');
-    }
+    assertNoKeyLeaked(keysSeen, requested, hub);
   });
 });

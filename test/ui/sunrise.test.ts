@@ -8,24 +8,28 @@
  * delivery health. axe-core checks every new page. The steps share one hub and run in order.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest, notifyRequest } from '../support/requests.js';
 import { decodeBody, SmtpSink } from '../support/smtp.js';
 import {
-  accessibilityProblems,
+  assertNoKeyLeaked,
+  axe,
   browserProblem,
-  ensureDashboardBuilt,
+  cspViolations,
+  DESKTOP,
+  focusedId,
   launchChromium,
-  SCREENSHOTS,
+  newPage as openPage,
+  overflowOf,
+  PHONE,
+  prepareBrowserSuite,
+  shot,
+  signIn,
 } from './browser.js';
 
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 375, height: 812 };
 /** The address in the hub's e-mailed links; the pages are opened on the test hub's own address. */
 const PUBLIC_URL = 'https://hub.example';
 const skip = browserProblem();
@@ -48,10 +52,10 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
   const keyed: string[] = [];
   const consoleErrors: string[] = [];
   const keysSeen: string[] = [];
+  const watched = { requested, consoleErrors };
 
   before(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    prepareBrowserSuite();
     smtp = await SmtpSink.start();
     [hub, browser, receiver, down] = await Promise.all([
       startHub('pglite', {
@@ -94,45 +98,24 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
     await smtp?.close();
   });
 
+  /** Records in `keyed` a call to /v1 with a key, but for the attach one (which sends the member's). */
+  const keyedUnasked = (r: Request) => {
+    const attach = r.url().endsWith('/attach');
+    if (!attach && r.url().includes('/v1/') && r.headers()['x-api-key'] !== undefined) keyed.push(r.url());
+  };
   /**
    * A fresh browser context (its own storage) and page, watched for requests and errors. On a
    * public page (`linkPage`), every call to the hub but the attach one must go without a key.
    */
-  async function newPage(viewport = DESKTOP, linkPage = false): Promise<Page> {
-    const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'UTC' });
-    const page = await context.newPage();
-    page.on('request', (r) => {
-      requested.push(r.url());
-      const attach = r.url().endsWith('/attach');
-      if (linkPage && !attach && r.url().includes('/v1/') && r.headers()['x-api-key'] !== undefined) {
-        keyed.push(r.url());
-      }
+  const newPage = (viewport = DESKTOP, linkPage = false) =>
+    openPage(browser, watched, {
+      viewport,
+      acceptDialogs: true,
+      onRequest: linkPage ? keyedUnasked : undefined,
     });
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    page.on('dialog', (d) => void d.accept());
-    return page;
-  }
 
-  async function signedIn(key: string, viewport = DESKTOP): Promise<Page> {
-    const page = await newPage(viewport);
-    await page.goto(`${hub.url}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    return page;
-  }
+  const signedIn = async (key: string, viewport = DESKTOP) => signIn(await newPage(viewport), hub.url, key);
 
-  const shot = async (page: Page, name: string) => {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    assert.deepEqual(await accessibilityProblems(page), [], `accessibility of ${name}`);
-  };
-  const axe = async (page: Page, what: string) =>
-    assert.deepEqual(await accessibilityProblems(page), [], `accessibility of ${what}`);
-  const overflowOf = (page: Page) =>
-    page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
   /** Waits until the element with `id` has the focus (views move it after rendering). */
   const focusMovesTo = async (page: Page, id: string, why: string) => {
     try {
@@ -577,18 +560,11 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
 
   it('never sends a key from the public pages unasked, never puts one in a URL or the logs, and keeps the CSP', () => {
     assert.deepEqual(keyed, [], 'the public pages call the hub without a key');
-    for (const key of keysSeen) {
-      assert.ok(!requested.some((url) => url.includes(key)), 'no key in a URL');
-      assert.ok(!hub.allLogs().includes(key), 'no key in the logs');
-    }
+    assertNoKeyLeaked(keysSeen, requested, hub);
     assert.ok(
       requested.every((url) => url.startsWith(`${hub.url}/`)),
       'every request goes to the hub',
     );
-    assert.deepEqual(
-      consoleErrors.filter((e) => /Content.Security.Policy|Refused to/i.test(e)),
-      [],
-      'no CSP violation',
-    );
+    assert.deepEqual(cspViolations(consoleErrors), [], 'no CSP violation');
   });
 });

@@ -10,8 +10,6 @@
  * new page. The steps share one hub and run in order.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { TestCa } from '../../scripts/certs.js';
@@ -21,16 +19,22 @@ import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { basicRequest, type Json, uniqueName } from '../support/requests.js';
 import {
-  accessibilityProblems,
+  assertNoKeyLeaked,
+  axe,
   browserProblem,
-  ensureDashboardBuilt,
+  cspViolations,
+  DESKTOP,
+  focusedId,
   launchChromium,
-  SCREENSHOTS,
+  newPage,
+  overflowOf,
+  PHONE,
+  prepareBrowserSuite,
+  shot,
+  signIn,
 } from './browser.js';
 import { TrpPeer, trpHub } from './trp-peer.js';
 
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 375, height: 812 };
 const PEER = { name: 'Northwind Digital Assets', lei: '5493001KJTIIGC8Y1R12' };
 const skip = browserProblem();
 /** As the page names an address in its buttons: its start and its distinct end. */
@@ -51,10 +55,10 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
   const requested: string[] = [];
   const consoleErrors: string[] = [];
   const keysSeen: string[] = [];
+  const watched = { requested, consoleErrors };
 
   before(async () => {
-    ensureDashboardBuilt();
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    prepareBrowserSuite();
     ca = TestCa.create('ui-trp');
     [hub, browser, receiver, peer] = await Promise.all([
       trpHub(ca),
@@ -94,22 +98,8 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
 
   /** A fresh browser context (its own storage), watched for requests and errors, signed in with `key`. */
   async function signedIn(key: string, url = hub.url, viewport = DESKTOP): Promise<Page> {
-    const context = await browser.newContext({
-      viewport,
-      locale: 'en-GB',
-      timezoneId: 'UTC',
-      permissions: ['clipboard-read', 'clipboard-write'],
-    });
-    const page = await context.newPage();
-    page.on('request', (r) => requested.push(r.url()));
-    page.on('console', (m) => {
-      if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    await page.goto(`${url}/ui/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    return page;
+    const context = { permissions: ['clipboard-read', 'clipboard-write'] };
+    return signIn(await newPage(browser, watched, { viewport, context }), url, key);
   }
 
   /**
@@ -126,15 +116,6 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     await page.context().close();
   }
 
-  const shot = async (page: Page, name: string) => {
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-    assert.deepEqual(await accessibilityProblems(page), [], `accessibility of ${name}`);
-  };
-  const axe = async (page: Page, what: string) =>
-    assert.deepEqual(await accessibilityProblems(page), [], `accessibility of ${what}`);
-  const overflowOf = (page: Page) =>
-    page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
   const focusMovesTo = (page: Page, id: string) =>
     page.waitForFunction((want) => document.activeElement?.id === want, id, { timeout: 5000 });
   const tx = async (key: string, ref: string) =>
@@ -597,18 +578,11 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
   });
 
   it('keeps keys out of URLs and the logs, and every request on the hub', () => {
-    for (const key of keysSeen) {
-      assert.ok(!requested.some((url) => url.includes(key)), 'no key in a URL');
-      assert.ok(!hub.allLogs().includes(key), 'no key in the logs');
-    }
+    assertNoKeyLeaked(keysSeen, requested, hub);
     assert.ok(
       requested.every((url) => url.startsWith(`${hub.url}/`) || url.startsWith(`${otherHubUrl}/`)),
       'every request goes to the hub it signed in to',
     );
-    assert.deepEqual(
-      consoleErrors.filter((e) => /Content.Security.Policy|Refused to/i.test(e)),
-      [],
-      'no CSP violation',
-    );
+    assert.deepEqual(cspViolations(consoleErrors), [], 'no CSP violation');
   });
 });
