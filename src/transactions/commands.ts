@@ -12,7 +12,7 @@ import { enqueue } from '../deliveries/outbox.js';
 import { AppError } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
 import type { DeclineCategory } from './decline.js';
-import { hasEndpoint, move, next } from './moves.js';
+import { hasEndpoint, move, next, toldByAnswer } from './moves.js';
 import { lockAsParty } from './party.js';
 import { sealReason } from './reasons.js';
 import * as store from './store.js';
@@ -65,8 +65,10 @@ export class TransactionCommands {
   ) {
     const reason = { category: body.reason.category, description: body.reason.description };
     return this.idempotency.run(orgId, idem, async (tx) => {
-      const t = await lockAsParty(tx, orgId, body.transactionRef);
-      if (orgId !== t.beneficiaryId) throw new AppError('FORBIDDEN', 'Only the beneficiary may decline.');
+      const locked = await lockAsParty(tx, orgId, body.transactionRef);
+      if (orgId !== locked.beneficiaryId)
+        throw new AppError('FORBIDDEN', 'Only the beneficiary may decline.');
+      const t = await toldByAnswer(tx, locked);
       const to = next(t, 'decline');
       const sealedReason = sealReason(this.masterKey, t.ref, reason);
       await move(

@@ -33,6 +33,23 @@ export async function move(
   await store.appendHistory(tx, { ref: t.ref, status: to, ...who });
 }
 
+/**
+ * The member that an inbound TRP transfer is for answers it (approve or decline), perhaps from its
+ * `received` handler, before the hub has recorded that webhook's delivery: the answer proves it
+ * was told, so the transfer becomes RECEIVER_NOTIFIED first, the state those answers move from
+ * (SPEC §16). Any other transfer is returned as it is.
+ */
+export async function toldByAnswer(
+  tx: Queryable,
+  t: store.TransactionRecord,
+): Promise<store.TransactionRecord> {
+  if (t.flow !== 'TRP_IN') return t;
+  const notified = transition(t.status, 'notified', t.flow);
+  if (!notified.ok) return t;
+  await move(tx, t, notified.to, { actorId: null, actor: 'hub' });
+  return { ...t, status: notified.to };
+}
+
 /** Events go only to an organization with a travelEndpoint at that moment (SPEC §8). */
 export async function hasEndpoint(q: Queryable, orgId: string | null): Promise<boolean> {
   return orgId !== null && Boolean((await findOrganization(q, orgId))?.travelEndpoint);

@@ -125,7 +125,8 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
         tags,
         summary: 'Approve an inbound TRP transfer with the address to pay (beneficiary)',
         description:
-          'TRP only (SPEC §16): from RECEIVER_NOTIFIED to CONFIRMED; the hub sends TRP’s `approved` resolution, ' +
+          'TRP only (SPEC §16): from RECEIVER_NOTIFIED to CONFIRMED (from NEW before the hub recorded the delivery ' +
+          'of `received`: the answer proves it arrived); the hub sends TRP’s `approved` resolution, ' +
           'with this address, to the sending VASP. To refuse, use decline.',
         headers: IdempotencyHeaders,
         body: ApproveRequest,

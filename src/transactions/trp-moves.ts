@@ -10,7 +10,7 @@ import { type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue, withdraw } from '../deliveries/outbox.js';
 import { AppError, notFound } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
-import { hasEndpoint, move, next } from './moves.js';
+import { hasEndpoint, move, next, toldByAnswer } from './moves.js';
 import { lockAsParty } from './party.js';
 import { sealReason } from './reasons.js';
 import { transition } from './state-machine.js';
@@ -92,8 +92,10 @@ export class TrpMoves {
   /** The member approves an inbound TRP transfer with the address to pay (SPEC §16). */
   approve(orgId: string, body: { transactionRef: string; address: string }, idem?: IdempotencyKey) {
     return this.idempotency.run(orgId, idem, async (tx) => {
-      const t = await lockAsParty(tx, orgId, body.transactionRef);
-      if (orgId !== t.beneficiaryId) throw new AppError('FORBIDDEN', 'Only the beneficiary may approve.');
+      const locked = await lockAsParty(tx, orgId, body.transactionRef);
+      if (orgId !== locked.beneficiaryId)
+        throw new AppError('FORBIDDEN', 'Only the beneficiary may approve.');
+      const t = await toldByAnswer(tx, locked);
       const to = next(t, 'approve');
       const actor = t.beneficiaryDid ?? orgId;
       await move(tx, t, to, { actorId: orgId, actor }, { destination: body.address });

@@ -396,6 +396,58 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal((await status(a, alice.apiKey, refA)).status, 'DECLINED');
     });
 
+    it('takes Bob’s answer from his `received` handler, before B has its delivery: the answer proves he was told', async () => {
+      for (const answer of ['approve', 'decline'] as const) {
+        // Bob's receiver answers `received` only after he has answered the transfer.
+        receiver.script('/bob/v1/notify/received', { status: 200, delayMs: 1500 });
+        const ta = (await mint(b, bob.apiKey)).travelAddress;
+        const name = uniqueName();
+        const started = await a.request('POST', '/v1/transactions/initiate', {
+          key: alice.apiKey,
+          body: trpRequest(ta, name),
+        });
+        assert.equal(started.status, 200, started.text);
+        const refB = (await receivedFor(name)).payload.transactionRef as string;
+        assert.equal((await status(b, bob.apiKey, refB)).status, 'NEW');
+        const res =
+          answer === 'approve'
+            ? await b.request('POST', '/v1/transactions/approve', {
+                key: bob.apiKey,
+                body: { transactionRef: refB, address: 'bc1qanswerbeforerecord' },
+              })
+            : await b.request('POST', '/v1/transactions/decline', {
+                key: bob.apiKey,
+                body: {
+                  transactionRef: refB,
+                  reason: { category: 'COMPLIANCE_CHECK_FAILED', description: 'No such customer.' },
+                },
+              });
+        assert.equal(res.status, 200, res.text);
+        const final = answer === 'approve' ? 'CONFIRMED' : 'DECLINED';
+        await eventually(
+          async () => (await status(a, alice.apiKey, started.body.transactionRef)).status === final,
+          `A ${final}`,
+        );
+        // The delivery, recorded after the answer, moves nothing.
+        await eventually(async () => {
+          const [row] = await b.db.query(
+            `SELECT status FROM deliveries WHERE transaction_ref = $1 AND event = 'received'`,
+            [refB],
+          );
+          return row?.status === 'DELIVERED';
+        }, '`received` recorded as delivered');
+        const onB = await status(b, bob.apiKey, refB);
+        assert.deepEqual(
+          onB.history.map((h: Json) => [h.status, h.actor]),
+          [
+            ['NEW', `did:web:127.0.0.1%3A${new URL(a.config.trp!.publicUrl).port}`],
+            ['RECEIVER_NOTIFIED', 'hub'],
+            [final, bob.vaspDid],
+          ],
+        );
+      }
+    });
+
     it('a cancel after approval reaches B as `cancelled`, with the originator’s reason', async () => {
       const { refA, refB } = await transferToBob();
       await b.request('POST', '/v1/transactions/approve', {
