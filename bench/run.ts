@@ -6,7 +6,7 @@
  * DATABASE_URL is set (each run makes fresh databases on that server and drops them), else PGlite.
  *
  * Scenarios, in this order: initiate (with its baselines, the hub's RSS and CPU), start-up,
- * end-to-end webhook latency, one worker's drain, one hanging receiver beside a healthy one. With
+ * end-to-end webhook latency, one worker's drain, one of ten recipients' receivers hanging. With
  * `--base`, the regression guard instead:
  * initiate and drain of the other checkout's build ("before") against this one's ("after").
  * docs/benchmarks.md describes each scenario and its baseline.
