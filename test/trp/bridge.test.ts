@@ -181,8 +181,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
         return undefined;
       }, `received for ${name}`);
 
-    /** A transfer from Alice (hub A) to Bob's new travel address (hub B), told to Bob on both sides. */
-    const transferToBob = async () => {
+    /** A transfer from Alice (hub A) to Bob's new travel address (hub B), once Bob has its `received`. */
+    const sendToBob = async () => {
       const ta = (await mint(b, bob.apiKey)).travelAddress;
       const name = uniqueName();
       const started = await a.request('POST', '/v1/transactions/initiate', {
@@ -191,8 +191,13 @@ for (const backend of ['pglite', 'postgres'] as const) {
       });
       assert.equal(started.status, 200, started.text);
       const refB = (await receivedFor(name)).payload.transactionRef as string;
-      await notifiedOnB(refB);
       return { refA: started.body.transactionRef as string, refB };
+    };
+    /** The same, once B has recorded the delivery of `received` (RECEIVER_NOTIFIED). */
+    const transferToBob = async () => {
+      const refs = await sendToBob();
+      await notifiedOnB(refs.refB);
+      return refs;
     };
 
     it('mints, lists and revokes travel addresses; a revoked one takes no inquiry', async () => {
@@ -400,14 +405,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       for (const answer of ['approve', 'decline'] as const) {
         // Bob's receiver answers `received` only after he has answered the transfer.
         receiver.script('/bob/v1/notify/received', { status: 200, delayMs: 1500 });
-        const ta = (await mint(b, bob.apiKey)).travelAddress;
-        const name = uniqueName();
-        const started = await a.request('POST', '/v1/transactions/initiate', {
-          key: alice.apiKey,
-          body: trpRequest(ta, name),
-        });
-        assert.equal(started.status, 200, started.text);
-        const refB = (await receivedFor(name)).payload.transactionRef as string;
+        const { refA, refB } = await sendToBob();
         assert.equal((await status(b, bob.apiKey, refB)).status, 'NEW');
         const res =
           answer === 'approve'
@@ -424,10 +422,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
               });
         assert.equal(res.status, 200, res.text);
         const final = answer === 'approve' ? 'CONFIRMED' : 'DECLINED';
-        await eventually(
-          async () => (await status(a, alice.apiKey, started.body.transactionRef)).status === final,
-          `A ${final}`,
-        );
+        await eventually(async () => (await status(a, alice.apiKey, refA)).status === final, `A ${final}`);
         // The delivery, recorded after the answer, moves nothing.
         await eventually(async () => {
           const [row] = await b.db.query(
