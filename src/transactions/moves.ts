@@ -43,10 +43,21 @@ export async function toldByAnswer(
   tx: Queryable,
   t: store.TransactionRecord,
 ): Promise<store.TransactionRecord> {
-  if (t.flow !== 'TRP_IN') return t;
+  return t.flow === 'TRP_IN' ? notifiedFirst(tx, t, 'hub') : t;
+}
+
+/**
+ * NEW → RECEIVER_NOTIFIED by `actor`, for an answer that proves the beneficiary was told before
+ * the hub recorded it; a transaction in any other state is returned as it is.
+ */
+export async function notifiedFirst(
+  tx: Queryable,
+  t: store.TransactionRecord,
+  actor: string,
+): Promise<store.TransactionRecord> {
   const notified = transition(t.status, 'notified', t.flow);
   if (!notified.ok) return t;
-  await move(tx, t, notified.to, { actorId: null, actor: 'hub' });
+  await move(tx, t, notified.to, { actorId: null, actor });
   return { ...t, status: notified.to };
 }
 

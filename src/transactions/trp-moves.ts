@@ -10,7 +10,7 @@ import { type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue, withdraw } from '../deliveries/outbox.js';
 import { AppError, notFound } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
-import { hasEndpoint, move, next, toldByAnswer } from './moves.js';
+import { hasEndpoint, move, next, notifiedFirst, toldByAnswer } from './moves.js';
 import { lockAsParty } from './party.js';
 import { sealReason } from './reasons.js';
 import { transition } from './state-machine.js';
@@ -46,11 +46,8 @@ export class TrpMoves {
   }
 
   /** NEW → RECEIVER_NOTIFIED when the peer has the inquiry; any other state stays. */
-  private async notified(tx: Queryable, t: store.TransactionRecord): Promise<store.TransactionRecord> {
-    const notified = transition(t.status, 'notified', t.flow);
-    if (!notified.ok) return t;
-    await move(tx, t, notified.to, { actorId: null, actor: t.beneficiaryDid ?? 'trp' });
-    return { ...t, status: notified.to };
+  private notified(tx: Queryable, t: store.TransactionRecord): Promise<store.TransactionRecord> {
+    return notifiedFirst(tx, t, t.beneficiaryDid ?? 'trp');
   }
 
   /** The peer posted its confirmation (inbound): the hash of the transfer, or that it called it off. */
