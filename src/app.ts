@@ -178,9 +178,12 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     hooks: hooks ?? {
       readPii: (ref) => transactions.readPii(ref),
       readReason: (ref) => transactions.readReason(ref),
-      deliveryOutcomes: async (tx, delivered) => {
-        await transactions.deliveryOutcomes(tx, delivered);
-        await trpBridge?.deliveryOutcomes(tx, delivered);
+      deliveryOutcomes: async (tx, batch) => {
+        const moves = await transactions.deliveryOutcomes(tx, batch);
+        return async (delivered) => {
+          await moves(delivered);
+          await trpBridge?.deliveryOutcomes(tx, delivered);
+        };
       },
     },
     registry,

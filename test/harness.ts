@@ -218,11 +218,11 @@ export class TestHub {
    */
   acknowledgeReceived(ref: string): Promise<void> {
     const received = { channel: 'webhook', event: 'received', organizationId: '', transactionRef: ref };
-    return this.db.transaction((tx) =>
-      this.hub.transactions.deliveryOutcomes(tx, [
-        { message: { ...received, payload: {} } as OutboxMessage },
-      ]),
-    );
+    const message = { ...received, payload: {} } as OutboxMessage;
+    return this.db.transaction(async (tx) => {
+      const moves = await this.hub.transactions.deliveryOutcomes(tx, [message]);
+      await moves([{ message }]);
+    });
   }
 
   allLogs(): string {

@@ -11,12 +11,15 @@ export interface DeliveryHooks {
   /** The transaction's decline or cancel reason as its webhook shows it (opened from the sealed copy). */
   readReason(transactionRef: string): Promise<unknown>;
   /**
-   * Called inside the database transaction that marks messages DELIVERED (a batch of them), so
-   * the state changes they cause (SPEC §7: `received` or the NOTIFY e-mail → RECEIVER_NOTIFIED)
-   * commit with them. Must be idempotent: a delivery repeated after a crash finds the
-   * transaction already moved.
+   * Opens the recording of a batch of attempts, inside its database transaction and before any
+   * delivery row is written: locks the batch's transactions. A transaction's row is always taken
+   * before its deliveries' rows (every command that queues or withdraws messages does so), so the
+   * recorder and a command such as cancel never wait on each other in a cycle. The step it returns
+   * runs once the successes are marked DELIVERED, with those messages: the state changes they
+   * cause (SPEC §7: `received` or the NOTIFY e-mail → RECEIVER_NOTIFIED), committed with them. Must
+   * be idempotent: a delivery repeated after a crash finds the transaction already moved.
    */
-  deliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void>;
+  deliveryOutcomes(tx: Queryable, batch: readonly OutboxMessage[]): Promise<OutcomeStep>;
 }
 
 /** A message the recipient took, and what it answered when that matters (a TRP peer's). */
@@ -24,3 +27,6 @@ export interface Delivered {
   message: OutboxMessage;
   answer?: unknown;
 }
+
+/** What the messages that were delivered do, once they are marked DELIVERED. */
+export type OutcomeStep = (delivered: readonly Delivered[]) => Promise<void>;

@@ -3,12 +3,13 @@
  * 20 ms for others (or until 200 are waiting), and results that finish while the recording
  * transactions run wait for the next one, so under load one transaction records many deliveries
  * (a few statements whatever their number) instead of one each. On PostgreSQL two transactions
- * record at a time (their rows never overlap: every delivery is in one batch, and transactions are
- * locked in `ref` order).
+ * record at a time (every delivery is in one batch, and each locks its batch's transactions in
+ * `ref` order before it writes a delivery row, so they never wait on each other in a cycle).
  *
  * Invariants:
  * - A success is DELIVERED, its attempt row and its consequences for the transaction
- *   (hooks.deliveryOutcomes) in the same database transaction, all or nothing.
+ *   (hooks.deliveryOutcomes, which locks the transactions first) in the same database
+ *   transaction, all or nothing.
  * - If a batch cannot commit (a hook failed), each of its results is recorded on its own, so one
  *   bad delivery cannot hold up the others; a success whose consequences still fail is recorded as
  *   a failed attempt and sent again (same message id) rather than lost, even past the schedule's
@@ -19,7 +20,7 @@
  *   lost its lease changes nothing but its attempt row.
  */
 import type { Database, Queryable } from '../db/database.js';
-import type { DeliveryHooks } from './hooks.js';
+import type { DeliveryHooks, OutcomeStep } from './hooks.js';
 import type { AttemptOutcome, DeliveryMetrics } from './metrics.js';
 import * as store from './outcome-store.js';
 import { nextAttemptDelay, retryAfterClamp } from './retry.js';
@@ -133,9 +134,15 @@ export class ResultRecorder {
   /** Records the batch in one transaction; settles every item when it commits. */
   private async commit(batch: Pending[]): Promise<void> {
     const outcomes = await this.o.db.transaction(async (tx) => {
+      // Their transactions first (hooks.ts says why), then the delivery rows.
+      const consequences = await this.o.hooks.deliveryOutcomes(
+        tx,
+        batch.map((i) => i.d.message),
+      );
       const delivered = await this.recordSuccesses(
         tx,
         batch.filter((i) => i.result.ok),
+        consequences,
       );
       const failed = await this.recordFailures(
         tx,
@@ -150,16 +157,17 @@ export class ResultRecorder {
     }
   }
 
-  private async recordSuccesses(tx: Queryable, items: Pending[]): Promise<[string, AttemptOutcome][]> {
+  private async recordSuccesses(
+    tx: Queryable,
+    items: Pending[],
+    consequences: OutcomeStep,
+  ): Promise<[string, AttemptOutcome][]> {
     const held = await store.markDeliveredMany(
       tx,
       items.map((i) => ({ d: i.d, attempt: { ...attemptOf(i.result), error: null } })),
     );
     const answers = new Map(items.map((i) => [i.d.id, i.result.answer]));
-    await this.o.hooks.deliveryOutcomes(
-      tx,
-      held.map((d) => ({ message: d.message, answer: answers.get(d.id) })),
-    );
+    await consequences(held.map((d) => ({ message: d.message, answer: answers.get(d.id) })));
     return held.map((d) => [d.id, 'delivered']);
   }
 

@@ -82,6 +82,7 @@ export class DeliveryService {
   private requeueFailed(id: string, scope: Parameters<typeof store.findForUpdate>[2], actor: Actor) {
     const what = scope.channel === 'email' ? 'e-mail' : 'delivery';
     return this.db.transaction(async (tx) => {
+      await store.lockTransactionOf(tx, id);
       const d = await store.findForUpdate(tx, id, scope);
       if (!d) throw new AppError('NOT_FOUND', `The ${what} does not exist.`);
       if (d.status !== 'FAILED') {

@@ -126,6 +126,20 @@ export async function attemptsOf(q: Queryable, ids: string[]): Promise<Map<strin
   return byId;
 }
 
+/**
+ * Locks the transaction a delivery belongs to, if any. Taken before the delivery's own row, as by
+ * every command that queues or withdraws messages (hooks.ts): a message being queued behind this
+ * one (HELD, uncommitted) is committed before a requeue looks, and a cancel never waits on a
+ * redelivery that waits on it.
+ */
+export async function lockTransactionOf(q: Queryable, id: string): Promise<void> {
+  await q.query(
+    `SELECT 1 FROM transactions t JOIN deliveries d ON d.transaction_ref = t.ref
+      WHERE d.id = $1 FOR NO KEY UPDATE OF t`,
+    [id],
+  );
+}
+
 /** A webhook delivery to this organization, or a NOTIFY e-mail, locked for a state change. */
 export async function findForUpdate(
   q: Queryable,
@@ -160,16 +174,9 @@ export async function channelOf(q: Queryable, id: string): Promise<Channel | und
 /**
  * FAILED → PENDING with a fresh schedule, due now; the message id stays. The messages it held
  * are PENDING again too (they go out after it, in order), except those still behind another
- * FAILED one. Wakes the workers.
+ * FAILED one. Wakes the workers. The caller holds the transaction's lock (lockTransactionOf).
  */
 export async function requeue(q: Queryable, id: string): Promise<DeliveryRecord> {
-  // The transaction's row first, as every command that queues a message takes it: a message being
-  // queued behind this one (HELD, uncommitted) is committed before the release below looks.
-  await q.query(
-    `SELECT 1 FROM transactions t JOIN deliveries d ON d.transaction_ref = t.ref
-      WHERE d.id = $1 FOR NO KEY UPDATE OF t`,
-    [id],
-  );
   // HELD instead when an earlier message of its stream is itself FAILED or HELD (two FAILED in
   // one stream: data from before migration 0006, when a FAILED one held nothing back).
   const rows = await q.query(

@@ -4,11 +4,12 @@
  * went with `received`. Called by the delivery worker inside the database transaction that marks
  * the messages DELIVERED, so the moves commit with them. Set-based (the worker records in
  * batches): the transactions are locked and moved together, each move decided by the state
- * machine. A repeated delivery (after a crash) finds its transaction already moved and changes nothing.
+ * machine. The transactions are locked before the delivery rows are written (hooks.ts says why).
+ * A repeated delivery (after a crash) finds its transaction already moved and changes nothing.
  */
 import type { Queryable } from '../db/database.js';
 import type { OutboxMessage } from '../deliveries/events.js';
-import type { Delivered } from '../deliveries/hooks.js';
+import type { OutcomeStep } from '../deliveries/hooks.js';
 import { type State, transition } from './state-machine.js';
 import * as store from './store.js';
 
@@ -19,29 +20,35 @@ function notifies(m: OutboxMessage): boolean {
   );
 }
 
-export async function applyDeliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void> {
-  const refs = [
-    ...new Set(
+/**
+ * Locks the transactions of a batch being recorded (hooks.ts: before any delivery row) and returns
+ * the step that moves those whose notifying message was delivered.
+ */
+export async function lockForOutcomes(tx: Queryable, batch: readonly OutboxMessage[]): Promise<OutcomeStep> {
+  const refs = [...new Set(batch.flatMap((m) => (m.transactionRef === null ? [] : [m.transactionRef])))];
+  const locked = refs.length === 0 ? [] : await store.lockStates(tx, refs);
+  return async (delivered) => {
+    const told = new Set(
       delivered
         .map((d) => d.message)
         .filter(notifies)
-        .flatMap((m) => (m.transactionRef === null ? [] : [m.transactionRef])),
-    ),
-  ];
-  if (refs.length === 0) return;
-  const finals: { ref: string; from: State; to: State }[] = [];
-  const steps: { ref: string; status: State }[] = [];
-  for (const t of await store.lockStates(tx, refs)) {
-    const notified = transition(t.status, 'notified', t.flow);
-    if (!notified.ok) continue;
-    steps.push({ ref: t.ref, status: notified.to });
-    let to = notified.to;
-    const confirmed = transition(to, 'data_delivered', t.flow);
-    if (confirmed.ok) {
-      to = confirmed.to;
-      steps.push({ ref: t.ref, status: to });
+        .map((m) => m.transactionRef),
+    );
+    const finals: { ref: string; from: State; to: State }[] = [];
+    const steps: { ref: string; status: State }[] = [];
+    for (const t of locked) {
+      if (!told.has(t.ref)) continue;
+      const notified = transition(t.status, 'notified', t.flow);
+      if (!notified.ok) continue;
+      steps.push({ ref: t.ref, status: notified.to });
+      let to = notified.to;
+      const confirmed = transition(to, 'data_delivered', t.flow);
+      if (confirmed.ok) {
+        to = confirmed.to;
+        steps.push({ ref: t.ref, status: to });
+      }
+      finals.push({ ref: t.ref, from: t.status, to });
     }
-    finals.push({ ref: t.ref, from: t.status, to });
-  }
-  if (finals.length > 0) await store.applyHubMoves(tx, finals, steps);
+    if (finals.length > 0) await store.applyHubMoves(tx, finals, steps);
+  };
 }

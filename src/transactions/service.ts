@@ -5,13 +5,14 @@
  * composes them. Visibility rule throughout: a caller that is neither originator nor beneficiary gets 404.
  */
 import type { Database, Queryable } from '../db/database.js';
-import type { Delivered, DeliveryHooks } from '../deliveries/hooks.js';
+import type { OutboxMessage } from '../deliveries/events.js';
+import type { DeliveryHooks, OutcomeStep } from '../deliveries/hooks.js';
 import type { Outbox } from '../deliveries/outbox.js';
 import { Idempotency } from '../idempotency/index.js';
 import { TransactionCommands } from './commands.js';
 import { Initiations, lookupsIn, type OrgLookups, type TrpOutbound } from './initiation.js';
 import { Lifecycle } from './lifecycle.js';
-import { applyDeliveryOutcomes } from './outcomes.js';
+import { lockForOutcomes } from './outcomes.js';
 import { TransactionReads } from './reads.js';
 import { TrpMoves } from './trp-moves.js';
 
@@ -76,8 +77,8 @@ export class TransactionService implements DeliveryHooks {
     return this.reads.readReason(ref);
   }
 
-  /** DeliveryHooks: what delivered messages do to their transactions (outcomes.ts). */
-  deliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void> {
-    return applyDeliveryOutcomes(tx, delivered);
+  /** DeliveryHooks: locks a recorded batch's transactions; what delivered messages do to them (outcomes.ts). */
+  deliveryOutcomes(tx: Queryable, batch: readonly OutboxMessage[]): Promise<OutcomeStep> {
+    return lockForOutcomes(tx, batch);
   }
 }

@@ -120,7 +120,7 @@ export async function setTxHash(q: Queryable, ref: string, txHash: string): Prom
   return rows.length === 1;
 }
 
-/** Locks the given transactions and returns their state, for a set-based move. */
+/** Locks the given transactions (in `ref` order) and returns their state, for a set-based move. */
 export async function lockStates(
   q: Queryable,
   refs: string[],
@@ -128,7 +128,7 @@ export async function lockStates(
   const rows = await q.query(
     `SELECT t.ref, t.status, t.protocol, t.claimed_at, t.inbound FROM transactions t
       WHERE t.ref IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
-      ORDER BY t.ref FOR UPDATE`,
+      ORDER BY t.ref FOR NO KEY UPDATE`,
     [JSON.stringify(refs)],
   );
   return rows.map((r) => ({

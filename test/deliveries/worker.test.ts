@@ -65,16 +65,18 @@ function fakeHooks() {
     async readReason() {
       return undefined;
     },
-    async deliveryOutcomes(_tx: Queryable, delivered: readonly Delivered[]) {
-      const ds = delivered.map((d) => d.message);
-      for (const d of ds) {
-        const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;
-        if (failures > 0) {
-          hooks.failFor.set(d.transactionRef!, failures - 1);
-          throw new Error('transactions domain unavailable');
+    async deliveryOutcomes() {
+      return async (delivered: readonly Delivered[]) => {
+        const ds = delivered.map((d) => d.message);
+        for (const d of ds) {
+          const failures = hooks.failFor.get(d.transactionRef ?? '') ?? 0;
+          if (failures > 0) {
+            hooks.failFor.set(d.transactionRef!, failures - 1);
+            throw new Error('transactions domain unavailable');
+          }
         }
-      }
-      outcomes.push(...ds);
+        outcomes.push(...ds);
+      };
     },
   };
   return hooks;
@@ -134,6 +136,12 @@ eachBackend(
       );
       return mine;
     };
+    /** What a redelivery does: the transaction's lock, then the requeue. */
+    const requeue = (id: string) =>
+      hub().db.transaction(async (tx) => {
+        await store.lockTransactionOf(tx, id);
+        return store.requeue(tx, id);
+      });
     const deliveryRows = (ref: string) =>
       hub().db.query<{ event: string; status: string; attempts: number }>(
         'SELECT event, status, attempts FROM deliveries WHERE transaction_ref = $1 ORDER BY seq',
@@ -257,7 +265,7 @@ eachBackend(
       );
       assert.deepEqual(await claimOf(ref), [], 'nothing overtakes the FAILED message');
 
-      await hub().db.transaction((tx) => store.requeue(tx, received.id));
+      await requeue(received.id);
       assert.deepEqual(
         (await deliveryRows(ref)).map((r) => r.status),
         ['PENDING', 'PENDING', 'PENDING'],
@@ -288,7 +296,7 @@ eachBackend(
         await finishing;
       });
       await isQueued;
-      const redelivery = hub().db.transaction((tx) => store.requeue(tx, received.id));
+      const redelivery = requeue(received.id);
       await new Promise((resolve) => setTimeout(resolve, 200));
       finish();
       await Promise.all([command, redelivery]);
@@ -307,10 +315,10 @@ eachBackend(
       const [hashId] = await hub().db.transaction((tx) => enqueue(tx, [txHash(1)]));
       await hub().db.query(`UPDATE deliveries SET status = 'FAILED' WHERE id = $1`, [hashId]);
 
-      const later = await hub().db.transaction((tx) => store.requeue(tx, hashId!));
+      const later = await requeue(hashId!);
       assert.equal(later.status, 'HELD', 'it waits behind the FAILED received, outside the due queue');
       assert.deepEqual(await claimOf(ref), []);
-      await hub().db.transaction((tx) => store.requeue(tx, received.id));
+      await requeue(received.id);
       assert.deepEqual(
         (await deliveryRows(ref)).map((r) => r.status),
         ['PENDING', 'PENDING'],

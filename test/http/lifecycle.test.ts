@@ -28,7 +28,7 @@ async function parties(hub: TestHub) {
 
 eachBackend(
   'cancel and the delivery summary',
-  (hub) => {
+  (hub, backend) => {
     const initiate = async (o: OrgFixture, b: OrgFixture, extra: Json = {}) => {
       const res = await hub().request('POST', '/v1/transactions/initiate', {
         key: o.apiKey,
@@ -136,6 +136,66 @@ eachBackend(
       });
       assert.equal(hash.status, 409, 'a cancelled transaction takes no hash');
     });
+
+    // PGlite runs one database transaction at a time, so only a server can interleave these.
+    if (backend === 'postgres') {
+      it('records a delivery with its transaction locked first, as a cancel takes them: no deadlock', async () => {
+        const { receiver, originator, beneficiary } = await parties(hub());
+        let answer!: () => void;
+        receiver.script('/bene/v1/notify/received', {
+          status: 200,
+          until: new Promise<void>((resolve) => {
+            answer = resolve;
+          }),
+        });
+        const ref = await initiate(originator, beneficiary);
+        await receiver.waitFor((r) => r.to('/bene/v1/notify/received').length === 1, 10_000, 'received');
+        const lockWaits = async () =>
+          (
+            await hub().db.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            )
+          )[0]!.n;
+        // Hold the transaction's row while the beneficiary answers: the worker's recording waits
+        // for it before it touches the delivery's row. (It used to update the delivery first, so a
+        // cancel holding the transaction and withdrawing the delivery could meet it in a cycle.)
+        let release!: () => void;
+        let holding!: () => void;
+        const held = new Promise<void>((resolve) => {
+          holding = resolve;
+        });
+        const holder = hub().db.transaction(async (tx) => {
+          await tx.query('SELECT 1 FROM transactions WHERE ref = $1 FOR UPDATE', [ref]);
+          holding();
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        });
+        await held;
+        answer();
+        await eventually(async () => (await lockWaits()) === 1, 'the recording waits');
+        const free = await hub().db.transaction((tx) =>
+          tx.query('SELECT id FROM deliveries WHERE transaction_ref = $1 FOR UPDATE NOWAIT', [ref]),
+        );
+        assert.equal(free.length, 1, 'the waiting recording holds no delivery row');
+        // A cancel queues behind the recording: the beneficiary was told, so it hears of the cancel.
+        const cancelling = cancel(originator.apiKey, { transactionRef: ref });
+        await eventually(async () => (await lockWaits()) === 2, 'the cancel waits');
+        release();
+        await holder;
+        const res = await cancelling;
+        assert.equal(res.status, 200, res.text);
+        const t = await read(originator.apiKey, ref);
+        assert.equal(t.status, 'CANCELLED');
+        await receiver.waitFor((r) => r.to('/bene/v1/notify/cancelled').some((x) => x.body.includes(ref)));
+        assert.deepEqual(
+          (await rows(ref)).map((r) => r.event),
+          ['received', 'cancelled'],
+        );
+        assert.equal((await rows(ref))[0]!.status, 'DELIVERED');
+      });
+    }
 
     it('lets exactly one of twenty concurrent cancels, declines and confirms move a transaction', async () => {
       const { originator, beneficiary } = await parties(hub());

@@ -1,7 +1,7 @@
 /**
  * A participant's webhook endpoint for tests: a real HTTP server on 127.0.0.1 that records every
  * request (raw body and headers, as a receiver must verify them) and answers as scripted:
- * per path, a queue of answers (status, delay, headers) used one per request, then a default.
+ * per path, a queue of answers (status, delay or gate, headers) used one per request, then a default.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,8 @@ export interface ReceivedRequest {
 export interface Answer {
   status: number;
   delayMs?: number;
+  /** Answers only once this settles (after `delayMs`, if both are set). */
+  until?: Promise<void>;
   headers?: Record<string, string>;
 }
 
@@ -116,6 +118,7 @@ export class Receiver {
     };
     this.requests.push(record);
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    if (answer.until) await answer.until;
     if (!res.destroyed) {
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(JSON.stringify({ status: answer.status < 300 ? 'ok' : 'error' }));
