@@ -53,6 +53,8 @@ export class SendDispatcher {
   private cuttingOff = false;
   /** Rows being prepared and sent: what the worker's `concurrency` limits. */
   private sendsRunning = 0;
+  /** Recipients whose sends ended this turn: their waiting rows start at its end (startFreed). */
+  private readonly freed = new Set<string>();
 
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -162,8 +164,20 @@ export class SendDispatcher {
       this.giveBack(this.o.gate.drop(recipient));
       return;
     }
-    this.startWaiting(recipient);
+    this.freed.add(recipient);
+    if (this.freed.size === 1) setImmediate(() => this.startFreed());
     if (this.o.planner.wants(recipient)) this.o.nudge();
+  }
+
+  /**
+   * Starts the waiting rows of the recipients whose sends ended during this turn of the event loop,
+   * together once the turn's answers are all read, rather than one by one between them.
+   */
+  private startFreed(): void {
+    const freed = [...this.freed];
+    this.freed.clear();
+    if (this.o.stopping()) return;
+    for (const id of freed) this.startWaiting(id);
   }
 
   async release(held: LeasedMessage[]): Promise<void> {
