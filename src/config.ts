@@ -4,6 +4,10 @@
  * the setting. The result is frozen and handed down; nothing else reads `process.env`.
  */
 import { readFileSync } from 'node:fs';
+
+/** Sends in flight to one recipient at most, per worker, unless HUB_MAX_INFLIGHT_PER_RECIPIENT says (SPEC §13). */
+export const DEFAULT_MAX_INFLIGHT_PER_RECIPIENT = 16;
+
 import { parseRetrySchedule } from './deliveries/retry.js';
 
 export interface Config {
@@ -113,7 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxInflightPerRecipient: integer(
       str('HUB_MAX_INFLIGHT_PER_RECIPIENT'),
       'HUB_MAX_INFLIGHT_PER_RECIPIENT',
-      16,
+      DEFAULT_MAX_INFLIGHT_PER_RECIPIENT,
       1,
       10_000,
     ),

@@ -11,6 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DEFAULT_MAX_INFLIGHT_PER_RECIPIENT } from '../../src/config.js';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -25,6 +26,10 @@ export const SCALE = flags.has('--smoke')
     : { name: 'full', seconds: 10, connections: 50, rate: 500, rateSeconds: 10, deliveries: 20000 };
 
 export const PG_URL = process.env.DATABASE_URL;
+/** The hub's per-recipient in-flight limit in force (its setting, passed on to the hubs, or its default). */
+export const INFLIGHT_PER_RECIPIENT = Number(
+  process.env.HUB_MAX_INFLIGHT_PER_RECIPIENT ?? DEFAULT_MAX_INFLIGHT_PER_RECIPIENT,
+);
 export const BACKEND = PG_URL ? 'postgres' : 'pglite';
 export const HUB_ENTRY = process.env.BENCH_HUB_ENTRY ?? join(ROOT, 'dist/bundle/index.js');
 export const HUB_NODE_ARGS = process.env.BENCH_HUB_NODE_ARGS?.split(' ').filter(Boolean) ?? [];

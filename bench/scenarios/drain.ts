@@ -20,7 +20,7 @@ import {
   procStats,
   round,
 } from '../lib/measure.js';
-import { HUB_ENTRY, PG_URL, SCALE } from '../lib/options.js';
+import { HUB_ENTRY, INFLIGHT_PER_RECIPIENT, PG_URL, SCALE } from '../lib/options.js';
 import { stop } from '../lib/processes.js';
 import { receiverArrivalTimes, receiverStats, resetReceiver } from '../lib/receiver.js';
 import { rows } from '../report.js';
@@ -110,7 +110,7 @@ export async function drain(receiverUrl: string): Promise<void> {
   const rawAfter = await rawSender(receiverUrl, WARM, SCALE.deliveries);
   const raw = (rawBefore + rawAfter) / 2;
   rows.push({
-    scenario: 'baseline: raw undici sender (signed, 50 in flight)',
+    scenario: `baseline: raw undici sender (signed, ${INFLIGHT_PER_RECIPIENT} in flight, as the hub to one recipient)`,
     value: raw,
     unit: 'msg/s',
     note: `mean of ${round(rawBefore)} before and ${round(rawAfter)} after the worker's run; each timed like the worker, over ${SCALE.deliveries} arrivals after ${WARM}`,
@@ -130,13 +130,13 @@ export async function drain(receiverUrl: string): Promise<void> {
 }
 
 /**
- * The delivery limit: `warm + count` signed messages from one process, 50 in flight on one
- * agent. Timed as the worker is: from the receiver's arrival times of the `warm`-th and the
+ * The delivery limit: `warm + count` signed messages from one process, on one agent, with as many
+ * in flight as the hub keeps to one recipient (the drain has one). Timed as the worker is: from the receiver's arrival times of the `warm`-th and the
  * `(warm + count)`-th message.
  */
 async function rawSender(receiverUrl: string, warm: number, count: number): Promise<number> {
   await resetReceiver(receiverUrl);
-  const agent = new Agent({ connections: 50, keepAliveTimeout: 30_000 });
+  const agent = new Agent({ connections: INFLIGHT_PER_RECIPIENT, keepAliveTimeout: 30_000 });
   const secret = randomBytes(32);
   const run = randomBytes(4).toString('hex');
   const total = warm + count;
@@ -162,7 +162,7 @@ async function rawSender(receiverUrl: string, warm: number, count: number): Prom
       await res.body.dump();
     }
   };
-  await Promise.all(Array.from({ length: 50 }, lane));
+  await Promise.all(Array.from({ length: INFLIGHT_PER_RECIPIENT }, lane));
   await agent.close();
   const times = await receiverArrivalTimes(receiverUrl);
   return count / ((times[total - 1]! - times[warm - 1]!) / 1000);
