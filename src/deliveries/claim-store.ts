@@ -12,7 +12,6 @@
  * rows up through it instead of the primary key scans the batch once per row.
  */
 import type { Queryable } from '../db/database.js';
-import { toIso } from '../db/database.js';
 import type { OutboxMessage } from './events.js';
 import type { LeasedMessage } from './types.js';
 
@@ -113,7 +112,7 @@ async function lease(q: Queryable, chosen: string, params: unknown[]): Promise<L
          date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $1::double precision / 1000)
       WHERE id = ANY (ARRAY(${chosen}))
      RETURNING id, message_id, channel, event, organization_id, email_to, transaction_ref, payload, attempts,
-               next_attempt_at`,
+               next_attempt_at::text AS lease`,
     params,
   );
   return rows.map((r) => ({
@@ -121,7 +120,7 @@ async function lease(q: Queryable, chosen: string, params: unknown[]): Promise<L
     messageId: r.message_id as string,
     message: messageOf(r),
     attempts: r.attempts as number,
-    lease: new Date(toIso(r.next_attempt_at)),
+    lease: r.lease as string,
   }));
 }
 
@@ -162,7 +161,7 @@ export async function msUntilNextDue(q: Queryable, channels: readonly string[]):
 
 /** The rows' ids and lease tokens, as the `uuid[]` and `timestamptz[]` parameters of a statement. */
 export function leaseParams(ds: LeasedMessage[]): [string[], string[]] {
-  return [ds.map((d) => d.id), ds.map((d) => d.lease.toISOString())];
+  return [ds.map((d) => d.id), ds.map((d) => d.lease)];
 }
 
 /** Gives leased rows back (the worker stops before it started them): due again at once. */

@@ -149,7 +149,7 @@ export class Outbox {
    * The statement committed, its leases ending at `leaseUntil` (by the database's clock): the
    * leased rows that `written` says were written go to the worker; room for the others is given back.
    */
-  committed(plan: OutboxPlan, leaseUntil: Date, written: (index: number) => boolean): void {
+  committed(plan: OutboxPlan, leaseUntil: string, written: (index: number) => boolean): void {
     const worker = this.worker;
     if (!worker) return;
     const taken: LeasedMessage[] = [];

@@ -17,8 +17,11 @@ export interface LeasedMessage {
   message: OutboxMessage;
   /** Attempts made before this one. */
   attempts: number;
-  /** The lease token: the row's `next_attempt_at` as set when the worker took it. */
-  lease: Date;
+  /**
+   * The lease token: the row's `next_attempt_at` as set when the worker took it, in PostgreSQL's
+   * text form (microseconds and offset), handed back as it came so that it compares exactly.
+   */
+  lease: string;
 }
 
 /** What one attempt (an HTTP POST or an SMTP submission) came to. */

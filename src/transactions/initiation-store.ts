@@ -44,7 +44,7 @@ export async function insertInitiations(
   q: Queryable,
   items: Initiation[],
   outbox: OutboxPlan,
-): Promise<{ leaseUntil: Date; skipped: ReadonlySet<Initiation> }> {
+): Promise<{ leaseUntil: string; skipped: ReadonlySet<Initiation> }> {
   let at = 0;
   const rows = items.map((item, i) => {
     const row = inputRow(item, at, outbox.rows[i]!);
@@ -52,7 +52,7 @@ export async function insertInitiations(
     return row;
   });
   const sealed = Buffer.concat(items.map((i) => i.sealedPii));
-  const [result] = await q.query<{ lease_until: unknown; skipped: string[] | null }>(INSERT_INITIATIONS, [
+  const [result] = await q.query<{ lease_until: string; skipped: string[] | null }>(INSERT_INITIATIONS, [
     JSON.stringify(rows),
     sealed,
     outbox.notify,
@@ -60,7 +60,7 @@ export async function insertInitiations(
   ]);
   const skippedRefs = new Set(result!.skipped ?? []);
   return {
-    leaseUntil: new Date(toIso(result!.lease_until)),
+    leaseUntil: result!.lease_until,
     skipped: new Set(items.filter((i) => skippedRefs.has(i.record.ref))),
   };
 }
@@ -142,7 +142,7 @@ const INSERT_INITIATIONS = `WITH input AS (
      ), c AS (
        ${insertClaimsFrom('ok')}
      )
-     SELECT count(*)::int AS n, (SELECT until FROM lease) AS lease_until,
+     SELECT count(*)::int AS n, (SELECT until FROM lease)::text AS lease_until,
             (SELECT array_agg(ref::text) FROM input WHERE ref NOT IN (SELECT ref FROM ok)) AS skipped,
             CASE WHEN $3::boolean THEN pg_notify('${OUTBOX_CHANNEL}', '') END AS woke
        FROM input`;
