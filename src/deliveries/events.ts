@@ -361,9 +361,17 @@ export function email<E extends EmailEvent>(
   return { channel: 'email', event, emailTo, transactionRef, payload } as EmailMessage;
 }
 
+/** Each event's wire order, worked out once (bodyFieldOrder). */
+const fieldOrders = new Map<WebhookEvent, readonly string[]>();
+
 /** The wire order of an event's body (jsonb does not keep the order a payload was written in). */
 export function bodyFieldOrder(event: WebhookEvent): readonly string[] {
-  return Object.keys(WEBHOOK_EVENTS[event].body.properties);
+  let order = fieldOrders.get(event);
+  if (!order) {
+    order = Object.keys(WEBHOOK_EVENTS[event].body.properties);
+    fieldOrders.set(event, order);
+  }
+  return order;
 }
 
 /** Component name of an event's body in the OpenAPI document, e.g. `ConfirmedDataWebhook`. */

@@ -62,7 +62,10 @@ export class WebhookPreparer {
     const url = notifyUrl(recipient.travelEndpoint, m.event);
     const target = await checkWebhookTarget(url, { allowPrivate: this.allowPrivate });
     if (!target.ok) return { ok: false, error: `target refused: ${target.reason}` };
-    const body = await this.withAdditions(m, recipient);
+    const body =
+      WEBHOOK_EVENTS[m.event].adds.length === 0
+        ? { ok: true as const, value: m.payload as Record<string, unknown> }
+        : await this.withAdditions(m, recipient);
     if (!body.ok) return body;
     const secrets = recipient.secrets;
     if (secrets.length === 0) return { ok: false, error: 'organization has no active webhook secret' };
