@@ -26,6 +26,11 @@ export interface DeliveryHooks {
 export interface Delivered {
   message: OutboxMessage;
   answer?: unknown;
+  /**
+   * Its transaction ended (cancelled or expired) while it was in flight, which withdrew it: the
+   * recipient was told of a transaction that has ended since.
+   */
+  withdrawn?: true;
 }
 
 /** What the messages that were delivered do, once they are marked DELIVERED. */

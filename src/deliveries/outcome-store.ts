@@ -20,36 +20,39 @@ export interface AttemptResult {
 /**
  * Marks leased rows DELIVERED and records their attempts, in one statement whatever their number
  * (the worker records what finished meanwhile together). Returns the rows whose lease still
- * held; only the attempt is recorded for the others. Wakes the workers (NOTIFY, sent at commit;
- * repeats within a transaction are folded into one) when a later message of the same
- * transaction was waiting for one of these.
+ * held, each saying whether it had been withdrawn (CANCELLED) while it was in flight: the
+ * recipient has it all the same. Only the attempt is recorded for the others. Wakes the workers
+ * (NOTIFY, sent at commit; repeats within a transaction are folded into one) when a later message
+ * of the same transaction was waiting for one of these.
  */
 export async function markDeliveredMany(
   q: Queryable,
   items: { d: LeasedMessage; attempt: AttemptResult }[],
-): Promise<LeasedMessage[]> {
+): Promise<{ d: LeasedMessage; withdrawn: boolean }[]> {
   if (items.length === 0) return [];
-  const rows = await q.query<{ id: string }>(
+  const rows = await q.query<{ id: string; withdrawn: boolean }>(
     `WITH h AS (
        SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[])
          AS h(id, lease, status_code, latency_ms)),
      done AS (
        UPDATE deliveries d SET status = 'DELIVERED', attempts = d.attempts + 1,
               delivered_at = clock_timestamp(), last_error = NULL
-         FROM h WHERE d.id = h.id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT DISTINCT FROM h.lease
-       RETURNING d.id, d.seq, d.transaction_ref),
+         FROM h JOIN deliveries was ON was.id = h.id
+        WHERE d.id = h.id AND d.status IN ('PENDING', 'CANCELLED')
+          AND d.next_attempt_at IS NOT DISTINCT FROM h.lease
+       RETURNING d.id, d.seq, d.transaction_ref, was.status = 'CANCELLED' AS withdrawn),
      tried AS (
        INSERT INTO delivery_attempts (delivery_id, status_code, latency_ms)
        SELECT id, status_code, latency_ms FROM h)
-     SELECT done.id,
+     SELECT done.id, done.withdrawn,
             (SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM deliveries e
               WHERE e.transaction_ref = done.transaction_ref AND e.seq > done.seq AND e.status = 'PENDING'
               LIMIT 1) AS woke
        FROM done`,
     [...leaseParams(items.map((i) => i.d)), ...attemptParams(items)],
   );
-  const held = new Set(rows.map((r) => r.id));
-  return items.filter((i) => held.has(i.d.id)).map((i) => i.d);
+  const held = new Map(rows.map((r) => [r.id, r.withdrawn]));
+  return items.filter((i) => held.has(i.d.id)).map((i) => ({ d: i.d, withdrawn: held.get(i.d.id)! }));
 }
 
 /**

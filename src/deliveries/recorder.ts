@@ -167,8 +167,14 @@ export class ResultRecorder {
       items.map((i) => ({ d: i.d, attempt: { ...attemptOf(i.result), error: null } })),
     );
     const answers = new Map(items.map((i) => [i.d.id, i.result.answer]));
-    await consequences(held.map((d) => ({ message: d.message, answer: answers.get(d.id) })));
-    return held.map((d) => [d.id, 'delivered']);
+    await consequences(
+      held.map(({ d, withdrawn }) => ({
+        message: d.message,
+        answer: answers.get(d.id),
+        ...(withdrawn ? { withdrawn } : {}),
+      })),
+    );
+    return held.map(({ d }) => [d.id, 'delivered']);
   }
 
   private async recordFailures(tx: Queryable, items: Pending[]): Promise<[string, AttemptOutcome][]> {

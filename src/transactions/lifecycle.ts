@@ -130,26 +130,40 @@ export class Lifecycle {
     if (t.flow === 'TRP_IN' && how === 'expired') {
       messages.push(trp('trp-resolution', t.ref, { transactionRef: t.ref, decision: 'rejected' }));
     }
-    if (notified && t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
-      messages.push(
-        how === 'cancelled'
-          ? webhook('cancelled', t.beneficiaryId, t.ref, { transactionRef: t.ref, status: 'CANCELLED' })
-          : webhook('expired', t.beneficiaryId, t.ref, { transactionRef: t.ref, status: 'EXPIRED' }),
-      );
-    }
-    // An announcement that went out to an outside exchange is followed by a short cancellation.
-    if (how === 'cancelled' && t.flow === 'NOTIFY' && notified && t.notificationEmail && t.originatorId) {
-      const originator = await findOrganization(tx, t.originatorId);
-      messages.push(
-        email('notify-cancelled', t.notificationEmail, t.ref, {
-          transactionRef: t.ref,
-          transactionAsset: t.asset,
-          transactionAmount: t.amount,
-          originatorVASPdid: t.originatorDid,
-          originatorName: originator?.name ?? t.originatorDid,
-        }),
-      );
-    }
+    if (notified) messages.push(...(await beneficiaryHearsOfEnd(tx, t, how)));
     return messages;
   }
+}
+
+/**
+ * What a beneficiary that was told of a transaction hears when it ends: `cancelled` or `expired`,
+ * and for an announcement that went out to an outside exchange, a short cancellation e-mail.
+ * Also queued when the message that told it was delivered after the end (outcomes.ts).
+ */
+export async function beneficiaryHearsOfEnd(
+  tx: Queryable,
+  t: store.TransactionRecord,
+  how: 'cancelled' | 'expired',
+): Promise<OutboxMessage[]> {
+  const messages: OutboxMessage[] = [];
+  if (t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
+    messages.push(
+      how === 'cancelled'
+        ? webhook('cancelled', t.beneficiaryId, t.ref, { transactionRef: t.ref, status: 'CANCELLED' })
+        : webhook('expired', t.beneficiaryId, t.ref, { transactionRef: t.ref, status: 'EXPIRED' }),
+    );
+  }
+  if (how === 'cancelled' && t.flow === 'NOTIFY' && t.notificationEmail && t.originatorId) {
+    const originator = await findOrganization(tx, t.originatorId);
+    messages.push(
+      email('notify-cancelled', t.notificationEmail, t.ref, {
+        transactionRef: t.ref,
+        transactionAsset: t.asset,
+        transactionAmount: t.amount,
+        originatorVASPdid: t.originatorDid,
+        originatorName: originator?.name ?? t.originatorDid,
+      }),
+    );
+  }
+  return messages;
 }

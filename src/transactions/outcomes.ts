@@ -10,6 +10,8 @@
 import type { Queryable } from '../db/database.js';
 import type { OutboxMessage } from '../deliveries/events.js';
 import type { OutcomeStep } from '../deliveries/hooks.js';
+import { enqueue } from '../deliveries/outbox.js';
+import { beneficiaryHearsOfEnd } from './lifecycle.js';
 import { type State, transition } from './state-machine.js';
 import * as store from './store.js';
 
@@ -50,5 +52,18 @@ export async function lockForOutcomes(tx: Queryable, batch: readonly OutboxMessa
       finals.push({ ref: t.ref, from: t.status, to });
     }
     if (finals.length > 0) await store.applyHubMoves(tx, finals, steps);
+    // A message that told the beneficiary, delivered although its transaction ended while it was
+    // in flight: the beneficiary hears of the end after all.
+    const late: OutboxMessage[] = [];
+    for (const d of delivered) {
+      if (!d.withdrawn || !notifies(d.message) || d.message.transactionRef === null) continue;
+      const t = await store.findTransaction(tx, d.message.transactionRef);
+      if (t?.status === 'CANCELLED' || t?.status === 'EXPIRED') {
+        late.push(
+          ...(await beneficiaryHearsOfEnd(tx, t, t.status === 'CANCELLED' ? 'cancelled' : 'expired')),
+        );
+      }
+    }
+    if (late.length > 0) await enqueue(tx, late);
   };
 }

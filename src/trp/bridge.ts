@@ -280,8 +280,9 @@ export class TrpBridge {
 
   /** What peers answered to our messages: an inquiry's resolution, an /identity. */
   async deliveryOutcomes(tx: Queryable, delivered: readonly Delivered[]): Promise<void> {
-    for (const { message: m, answer } of delivered) {
-      if (m.channel !== 'trp') continue;
+    for (const { message: m, answer, withdrawn } of delivered) {
+      // A message withdrawn in flight belongs to a transfer that ended meanwhile: its answer is moot.
+      if (m.channel !== 'trp' || withdrawn) continue;
       if (m.event === 'trp-inquiry' && answer) {
         await this.applyResolution(tx, m.transactionRef, answer as PeerAnswer, true);
       } else if (m.event === 'trp-identity' && answer) {

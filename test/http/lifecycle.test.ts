@@ -137,6 +137,47 @@ eachBackend(
       assert.equal(hash.status, 409, 'a cancelled transaction takes no hash');
     });
 
+    it('tells the beneficiary of a cancel that came while its received webhook was in flight', async () => {
+      const { receiver, originator, beneficiary } = await parties(hub());
+      let answer!: () => void;
+      receiver.script('/bene/v1/notify/received', {
+        status: 200,
+        until: new Promise<void>((resolve) => {
+          answer = resolve;
+        }),
+      });
+      const ref = await initiate(originator, beneficiary);
+      await receiver.waitFor((r) => r.to('/bene/v1/notify/received').length === 1, 10_000, 'received');
+      // Still NEW: the beneficiary has not answered, so the cancel withdraws the webhook in flight.
+      const res = await cancel(originator.apiKey, { transactionRef: ref, reason: 'Changed my mind' });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(
+        (await rows(ref)).map((r) => [r.event, r.status]),
+        [['received', 'CANCELLED']],
+      );
+      answer();
+      // It answered 2xx all the same: it was told, so it hears of the cancel, and the record says
+      // what happened.
+      await receiver.waitFor((r) => r.to('/bene/v1/notify/cancelled').some((x) => x.body.includes(ref)));
+      const told = receiver.to('/bene/v1/notify/cancelled').find((x) => x.body.includes(ref))!;
+      assert.deepEqual(JSON.parse(told.body), {
+        transactionRef: ref,
+        status: 'CANCELLED',
+        reason: 'Changed my mind',
+      });
+      await eventually(async () => {
+        const now = (await rows(ref)).map((r) => [r.event, r.status]);
+        return (
+          JSON.stringify(now) ===
+          JSON.stringify([
+            ['received', 'DELIVERED'],
+            ['cancelled', 'DELIVERED'],
+          ])
+        );
+      }, 'both delivered');
+      assert.equal((await read(originator.apiKey, ref)).status, 'CANCELLED');
+    });
+
     // PGlite runs one database transaction at a time, so only a server can interleave these.
     if (backend === 'postgres') {
       it('records a delivery with its transaction locked first, as a cancel takes them: no deadlock', async () => {
