@@ -47,6 +47,21 @@ eachBackend(
         [ref],
       );
 
+    /** A MAIN initiation whose `received` webhook the beneficiary holds until `answer()` (200). */
+    const receivedInFlight = async () => {
+      const { receiver, originator, beneficiary } = await parties(hub());
+      let answer!: () => void;
+      receiver.script('/bene/v1/notify/received', {
+        status: 200,
+        until: new Promise<void>((resolve) => {
+          answer = resolve;
+        }),
+      });
+      const ref = await initiate(originator, beneficiary);
+      await receiver.waitFor((r) => r.to('/bene/v1/notify/received').length === 1, 10_000, 'received');
+      return { receiver, originator, ref, answer };
+    };
+
     it('cancels a NEW transaction: its unsent message is withdrawn and never sent, no cancelled event', async () => {
       const { receiver, originator, beneficiary } = await parties(hub());
       receiver.script('/bene/v1/notify/received', 503, 503, 503, 503);
@@ -138,16 +153,7 @@ eachBackend(
     });
 
     it('tells the beneficiary of a cancel that came while its received webhook was in flight', async () => {
-      const { receiver, originator, beneficiary } = await parties(hub());
-      let answer!: () => void;
-      receiver.script('/bene/v1/notify/received', {
-        status: 200,
-        until: new Promise<void>((resolve) => {
-          answer = resolve;
-        }),
-      });
-      const ref = await initiate(originator, beneficiary);
-      await receiver.waitFor((r) => r.to('/bene/v1/notify/received').length === 1, 10_000, 'received');
+      const { receiver, originator, ref, answer } = await receivedInFlight();
       // Still NEW: the beneficiary has not answered, so the cancel withdraws the webhook in flight.
       const res = await cancel(originator.apiKey, { transactionRef: ref, reason: 'Changed my mind' });
       assert.equal(res.status, 200, res.text);
@@ -181,16 +187,7 @@ eachBackend(
     // PGlite runs one database transaction at a time, so only a server can interleave these.
     if (backend === 'postgres') {
       it('records a delivery with its transaction locked first, as a cancel takes them: no deadlock', async () => {
-        const { receiver, originator, beneficiary } = await parties(hub());
-        let answer!: () => void;
-        receiver.script('/bene/v1/notify/received', {
-          status: 200,
-          until: new Promise<void>((resolve) => {
-            answer = resolve;
-          }),
-        });
-        const ref = await initiate(originator, beneficiary);
-        await receiver.waitFor((r) => r.to('/bene/v1/notify/received').length === 1, 10_000, 'received');
+        const { receiver, originator, ref, answer } = await receivedInFlight();
         const lockWaits = async () =>
           (
             await hub().db.query<{ n: number }>(
