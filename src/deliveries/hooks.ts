@@ -30,7 +30,7 @@ export interface Delivered {
    * Its transaction ended (cancelled or expired) while it was in flight, which withdrew it: the
    * recipient was told of a transaction that has ended since.
    */
-  withdrawn?: true;
+  withdrawn?: boolean;
 }
 
 /** What the messages that were delivered do, once they are marked DELIVERED. */

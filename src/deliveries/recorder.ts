@@ -168,11 +168,7 @@ export class ResultRecorder {
     );
     const answers = new Map(items.map((i) => [i.d.id, i.result.answer]));
     await consequences(
-      held.map(({ d, withdrawn }) => ({
-        message: d.message,
-        answer: answers.get(d.id),
-        ...(withdrawn ? { withdrawn } : {}),
-      })),
+      held.map(({ d, withdrawn }) => ({ message: d.message, answer: answers.get(d.id), withdrawn })),
     );
     return held.map(({ d }) => [d.id, 'delivered']);
   }

@@ -54,15 +54,16 @@ export async function lockForOutcomes(tx: Queryable, batch: readonly OutboxMessa
     if (finals.length > 0) await store.applyHubMoves(tx, finals, steps);
     // A message that told the beneficiary, delivered although its transaction ended while it was
     // in flight: the beneficiary hears of the end after all.
+    const ended = new Map(
+      locked.filter((t) => t.status === 'CANCELLED' || t.status === 'EXPIRED').map((t) => [t.ref, t.status]),
+    );
     const late: OutboxMessage[] = [];
-    for (const d of delivered) {
-      if (!d.withdrawn || !notifies(d.message) || d.message.transactionRef === null) continue;
-      const t = await store.findTransaction(tx, d.message.transactionRef);
-      if (t?.status === 'CANCELLED' || t?.status === 'EXPIRED') {
-        late.push(
-          ...(await beneficiaryHearsOfEnd(tx, t, t.status === 'CANCELLED' ? 'cancelled' : 'expired')),
-        );
-      }
+    for (const { message: m, withdrawn } of delivered) {
+      if (!withdrawn || !notifies(m) || m.transactionRef === null) continue;
+      const end = ended.get(m.transactionRef);
+      const t = end && (await store.findTransaction(tx, m.transactionRef));
+      if (t)
+        late.push(...(await beneficiaryHearsOfEnd(tx, t, end === 'CANCELLED' ? 'cancelled' : 'expired')));
     }
     if (late.length > 0) await enqueue(tx, late);
   };
