@@ -1,6 +1,7 @@
 // A small table-driven checker for JSON trees, used by the IVMS101 validator.
 // Every check carries the JSON schema of what it accepts in its canonical spelling, so one
-// description of `pii` serves both validation and the OpenAPI document.
+// description of `pii` serves validation, the OpenAPI document and the normaliser (normalise.ts),
+// which reads the same schema to know where each element of a dialect belongs.
 // Invariants:
 // - A check never throws and never stops early: every problem in the tree is collected, so a
 //   participant can fix a whole message in one round trip.
@@ -41,8 +42,6 @@ export function at(parent: string, token: string): string {
 export interface Field {
   check: Check;
   required?: boolean;
-  /** A second accepted spelling of the key (SPEC §6); giving both at once is a problem. */
-  alias?: string;
   /** What the field means, for the documentation. */
   description?: string;
 }
@@ -52,9 +51,9 @@ export type Shape = Readonly<Record<string, Field>>;
 /** An object that passed the key checks: its values by canonical name, for cross-field constraints. */
 export interface Fields {
   readonly path: string;
-  /** The value under the canonical key, else under its alias; `undefined` when absent. */
+  /** The value under `name`; `undefined` when absent. */
   value(name: string): unknown;
-  /** Pointer to the key actually used for `name` (the alias when only the alias was given). */
+  /** Pointer to `name`. */
   at(name: string): string;
 }
 
@@ -82,9 +81,8 @@ function has(obj: Record<string, unknown>, key: string): boolean {
 
 /** What checkObject needs of a shape, worked out once per shape: it runs on every request. */
 interface CompiledShape {
-  /** Canonical names and aliases. */
   known: ReadonlySet<string>;
-  fields: { name: string; token: string; field: Field; alias: { name: string; token: string } | undefined }[];
+  fields: { name: string; token: string; field: Field }[];
 }
 
 const compiled = new WeakMap<Shape, CompiledShape>();
@@ -94,16 +92,8 @@ function compile(shape: Shape): CompiledShape {
   if (c === undefined) {
     const entries = Object.entries(shape);
     c = {
-      known: new Set(entries.flatMap(([name, f]) => (f.alias === undefined ? [name] : [name, f.alias]))),
-      fields: entries.map(([name, field]) => ({
-        name,
-        token: escapePointerToken(name),
-        field,
-        alias:
-          field.alias === undefined
-            ? undefined
-            : { name: field.alias, token: escapePointerToken(field.alias) },
-      })),
+      known: new Set(entries.map(([name]) => name)),
+      fields: entries.map(([name, field]) => ({ name, token: escapePointerToken(name), field })),
     };
     compiled.set(shape, c);
   }
@@ -126,29 +116,18 @@ export function checkObject(
   // and the hasOwn test keeps it so for any other).
   for (const key in value) {
     if (!Object.hasOwn(value, key) || known.has(key)) continue;
-    const hint =
-      options.hints !== undefined && Object.hasOwn(options.hints, key) ? options.hints[key] : undefined;
-    out.push({ path: pointer(path, key), message: hint ?? 'unknown field' });
+    out.push({ path: pointer(path, key), message: hintFor(options.hints, key) });
   }
-  /** Canonical names given under their alias only. */
-  let viaAlias: Map<string, string> | undefined;
-  for (const { name, token, field, alias: spelling } of fields) {
-    const canonical = has(value, name);
-    const alias = spelling !== undefined && has(value, spelling.name) ? spelling : undefined;
-    if (canonical && alias !== undefined) {
-      out.push({ path: at(path, alias.token), message: `must not be given together with ${name}` });
-    }
-    if (canonical) field.check(value[name], path, token, out);
-    if (alias !== undefined) field.check(value[alias.name], path, alias.token, out);
-    if (!canonical && alias === undefined && field.required) {
-      out.push({ path: at(path, token), message: 'is required' });
-    }
-    if (!canonical && alias !== undefined) {
-      viaAlias ??= new Map();
-      viaAlias.set(name, alias.name);
-    }
+  for (const { name, token, field } of fields) {
+    if (has(value, name)) field.check(value[name], path, token, out);
+    else if (field.required) out.push({ path: at(path, token), message: 'is required' });
   }
-  options.after?.(new CheckedFields(value, path, viaAlias), out);
+  options.after?.(new CheckedFields(value, path), out);
+}
+
+/** The message for a key that has no place in an object: its hint, else `unknown field`. */
+export function hintFor(hints: Readonly<Record<string, string>> | undefined, key: string): string {
+  return hints !== undefined && Object.hasOwn(hints, key) ? (hints[key] as string) : 'unknown field';
 }
 
 /** The Fields an `after` rule sees. */
@@ -156,34 +135,35 @@ class CheckedFields implements Fields {
   constructor(
     private readonly object: Record<string, unknown>,
     readonly path: string,
-    /** Canonical names given under their alias only. */
-    private readonly viaAlias: ReadonlyMap<string, string> | undefined,
   ) {}
 
   value(name: string): unknown {
-    const key = this.keyOf(name);
-    return has(this.object, key) ? this.object[key] : undefined;
+    return has(this.object, name) ? this.object[name] : undefined;
   }
 
   at(name: string): string {
-    return pointer(this.path, this.keyOf(name));
-  }
-
-  private keyOf(name: string): string {
-    return this.viaAlias?.get(name) ?? name;
+    return pointer(this.path, name);
   }
 }
+
+/**
+ * An object schema's hints, for the normaliser, which reports keys it cannot place with the same
+ * words as the validator. A symbol key: copies of the schema keep it, JSON and the OpenAPI
+ * document never show it.
+ */
+export const HINTS: unique symbol = Symbol('ivms101.hints');
 
 export function object(shape: Shape, options: ObjectOptions = {}): Check {
-  return check(
-    (value, parent, token, out) => {
-      checkObject(value, at(parent, token), shape, out, options);
-    },
-    objectSchema(shape, options.description),
-  );
+  const schema = {
+    ...objectSchema(shape, options.description),
+    ...(options.hints === undefined ? {} : { [HINTS]: options.hints }),
+  };
+  return check((value, parent, token, out) => {
+    checkObject(value, at(parent, token), shape, out, options);
+  }, schema);
 }
 
-/** The schema of an object of `shape`: canonical names only; aliases are named in descriptions. */
+/** The schema of an object of `shape`, in the canonical spelling. */
 export function objectSchema(shape: Shape, description?: string): JsonSchema {
   const entries = Object.entries(shape);
   const required = entries.filter(([, f]) => f.required).map(([name]) => name);
@@ -197,11 +177,7 @@ export function objectSchema(shape: Shape, description?: string): JsonSchema {
 }
 
 function fieldSchema(f: Field): JsonSchema {
-  const words = [
-    f.description ?? (f.check.schema.description as string | undefined),
-    f.alias === undefined ? undefined : `Also accepted as \`${f.alias}\` (not both).`,
-  ].filter((w) => w !== undefined);
-  return words.length === 0 ? f.check.schema : { ...f.check.schema, description: words.join(' ') };
+  return f.description === undefined ? f.check.schema : { ...f.check.schema, description: f.description };
 }
 
 export function list(item: Check, bounds: { min?: number; max?: number } = {}): Check {
@@ -231,28 +207,6 @@ export function list(item: Check, bounds: { min?: number; max?: number } = {}): 
       ...(bounds.min === undefined ? {} : { minItems: bounds.min }),
       ...(bounds.max === undefined ? {} : { maxItems: bounds.max }),
     },
-  );
-}
-
-/** An array of `item`, or a single `item` (IVMS101's own JSON gives some arrays as one object). */
-export function oneOrMany(item: Check): Check {
-  const many = list(item, { min: 1 });
-  return check(
-    (value, parent, token, out) => {
-      if (Array.isArray(value)) many(value, parent, token, out);
-      else if (isObject(value)) item(value, parent, token, out);
-      else out.push({ path: at(parent, token), message: 'must be an array or an object' });
-    },
-    { ...many.schema, description: 'A single object (IVMS101 JSON) is accepted too.' },
-  );
-}
-
-export function nullable(inner: Check): Check {
-  return check(
-    (value, parent, token, out) => {
-      if (value !== null) inner(value, parent, token, out);
-    },
-    { anyOf: [inner.schema, { type: 'null' }] },
   );
 }
 

@@ -74,3 +74,34 @@ export const registrationAuthority = check(
   },
   { type: 'string', pattern: '^RA[0-9]{6}$', description: 'GLEIF registration authority code.' },
 );
+
+// IVMS101's TransliterationMethodCode: the script a name or address was transliterated from
+// (ISO 15924 letter codes, lower case as the standard writes them; `othr` for any other).
+export const TRANSLITERATION_METHODS = [
+  'arab',
+  'aran',
+  'armn',
+  'cyrl',
+  'deva',
+  'geor',
+  'grek',
+  'hani',
+  'hebr',
+  'kana',
+  'kore',
+  'thai',
+  'othr',
+] as const;
+
+// IVMS101.2023's PayloadVersionCode: `101` is the 2020 standard, `101.2023` the 2023 one.
+export const PAYLOAD_VERSIONS = ['101', '101.2023'] as const;
+
+/** An intermediary's place in the transfer path: a whole number from 0 (C12 checks the series). */
+export const sequence = check(
+  (value, parent, token, out) => {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      out.push({ path: at(parent, token), message: 'must be a whole number from 0' });
+    }
+  },
+  { type: 'integer', minimum: 0, description: 'Place in the chain, from 0.' },
+);

@@ -1,11 +1,12 @@
-// Validation of an initiation request's `pii` against IVMS101 (2020 field names) as SPEC §6 defines it.
+// Validation of an IVMS101 message in the hub's canonical form (SPEC §6, §18). The normaliser
+// (normalise.ts) turns every dialect into that form first and maps problems back to the caller's
+// paths; this module sees canonical spellings only. Its shapes are the one description of the
+// canonical form: the normaliser and the OpenAPI document both read the schema made from them.
 // Invariants:
-// - Pure: no I/O, no clock beyond "today" for date-of-birth checks; the input is never modified,
-//   because `pii` is stored and forwarded exactly as submitted.
+// - Pure: no I/O, no clock beyond "today" for date-of-birth checks; the input is never modified.
 // - Every problem is reported (not just the first), each with a JSON pointer from the body root.
 // - Messages never contain submitted values (they are personal data).
-// - The interface document's spellings are canonical; the standard's spellings that SPEC §6 lists
-//   are accepted as aliases, never both at once.
+// - Only substance is checked: constraints, code lists, dates, LEI check digits, lengths.
 //
 // IVMS101 constraints, by the standard's numbering, and where each is enforced:
 //   C1  OriginatorInformationNaturalPerson     originatorInformation(), originator natural persons
@@ -18,7 +19,8 @@
 //   C9  CompleteNationalIdentifierLegalPerson  legalNationalIdentification()
 //   C10 RegistrationAuthority                  registrationAuthority (codes.ts; its form only)
 //   C11 ValidLEI                               leiWhenLeix()
-// C12 (sequentialIntegrity) is about `transferPath`, which `pii` does not carry. C3 is not enforced.
+//   C12 sequentialIntegrity                    sequentialIntegrity(), transferPath
+// C3 (Country) is the `country` check of every country field.
 
 import type { FieldProblem } from '../text/json-pointer.js';
 import {
@@ -31,10 +33,8 @@ import {
   isObject,
   isPresent,
   list,
-  nullable,
   object,
   objectSchema,
-  oneOrMany,
   type Shape,
   text,
 } from './check.js';
@@ -46,7 +46,10 @@ import {
   LEGAL_PERSON_ID_TYPES,
   NATIONAL_ID_TYPES,
   NATURAL_NAME_TYPES,
+  PAYLOAD_VERSIONS,
   registrationAuthority,
+  sequence,
+  TRANSLITERATION_METHODS,
 } from './codes.js';
 
 // C11 ValidLEI, for any person whose identifier is declared to be an LEI.
@@ -96,8 +99,7 @@ function nationalIdentification(
       nationalIdentificationType: {
         check: code(types),
         required: true,
-        alias: 'nationalIdentifierType',
-        description: 'Type of identifier.',
+        description: 'Type of identifier (IVMS101: `nationalIdentifierType`).',
       },
       countryOfIssue: { check: country, description: 'Issuing country.' },
       registrationAuthority: { check: registrationAuthority },
@@ -123,7 +125,7 @@ const ADDRESS: Check = object(
     floor: { check: text(70) },
     postBox: { check: text(16) },
     room: { check: text(70) },
-    postCode: { check: text(16), alias: 'postcode' },
+    postCode: { check: text(16), description: 'Post code (IVMS101: `postcode`).' },
     townName: { check: text(35) },
     townLocationName: { check: text(35) },
     districtName: { check: text(35) },
@@ -155,7 +157,8 @@ const NATURAL_NAME_ID: Shape = {
   secondaryIdentifier: { check: text(100), description: 'Given names.' },
   nameIdentifierType: {
     check: code(NATURAL_NAME_TYPES),
-    description: 'Nature of the name; read as LEGL when absent.',
+    description:
+      'Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).',
   },
 };
 
@@ -171,7 +174,7 @@ const LEGAL_NAME_ID: Shape = {
 
 function personName(id: Shape, description: string, hints: Record<string, string> = {}): Check {
   const ids = object(id, { hints });
-  return oneOrMany(
+  return list(
     object(
       {
         nameIdentifier: { check: list(ids, { min: 1 }), required: true },
@@ -180,6 +183,7 @@ function personName(id: Shape, description: string, hints: Record<string, string
       },
       { description },
     ),
+    { min: 1 },
   );
 }
 
@@ -196,7 +200,7 @@ function legalNamePresent(
   const name = fields.value('name');
   let named = false;
   let legal = false;
-  for (const n of Array.isArray(name) ? name : [name]) {
+  for (const n of Array.isArray(name) ? name : []) {
     if (!isObject(n) || !Array.isArray(n.nameIdentifier)) continue;
     for (const id of n.nameIdentifier) {
       if (!isObject(id)) continue;
@@ -211,7 +215,7 @@ function legalNamePresent(
   }
 }
 
-const NAMES = 'Names. A single object (IVMS101 JSON) is accepted too.';
+const NAMES = 'Names (IVMS101: one object; either is accepted).';
 
 const NATURAL_PERSON: Shape = {
   name: {
@@ -222,11 +226,14 @@ const NATURAL_PERSON: Shape = {
     required: true,
     description: NAMES,
   },
-  geographicAddress: { check: nullable(list(ADDRESS)) },
+  geographicAddress: { check: list(ADDRESS) },
   nationalIdentification: {
     check: nationalIdentification(NATIONAL_ID_TYPES, leiWhenLeix, 'National identification.'),
   },
-  customerIdentification: { check: text(50), description: "The originating VASP's customer number." },
+  customerIdentification: {
+    check: text(50),
+    description: "The VASP's customer number (also accepted as `customerNumber`).",
+  },
   dateAndPlaceOfBirth: {
     check: object(
       {
@@ -249,8 +256,11 @@ const LEGAL_PERSON: Shape = {
     required: true,
     description: NAMES,
   },
-  geographicAddress: { check: nullable(list(ADDRESS)) },
-  customerIdentification: { check: text(50), alias: 'customerNumber', description: 'Customer number.' },
+  geographicAddress: { check: list(ADDRESS) },
+  customerIdentification: {
+    check: text(50),
+    description: 'Customer number (IVMS101 2020: `customerNumber`).',
+  },
   nationalIdentification: {
     check: nationalIdentification(
       LEGAL_PERSON_ID_TYPES,
@@ -261,8 +271,6 @@ const LEGAL_PERSON: Shape = {
   },
   countryOfRegistration: { check: country, description: 'Country of registration.' },
 };
-
-const NATURAL_PERSON_HINTS = { customerNumber: 'unknown field; natural persons use customerIdentification' };
 
 // C1 OriginatorInformationNaturalPerson: enough to tell the originator apart from namesakes.
 const C1_FIELDS = [
@@ -297,15 +305,20 @@ function legalOriginatorInformation(fields: Fields, out: FieldProblem[]): void {
   });
 }
 
-function person(originator: boolean): Check {
+type Role = 'originator' | 'beneficiary' | 'vasp';
+
+/**
+ * A person of the message. Originators and beneficiaries may carry account numbers (IVMS101.2023
+ * puts them on the person); VASPs and intermediaries carry none. C1/C4 apply to originators only.
+ */
+function person(role: Role): Check {
   const naturalPerson = object(NATURAL_PERSON, {
-    hints: NATURAL_PERSON_HINTS,
     description:
       'A natural person. An originator needs geographicAddress, customerIdentification, ' +
       'nationalIdentification or dateAndPlaceOfBirth.',
     after: (fields, out) => {
       legalNamePresent(fields, 'nameIdentifierType', NATURAL_NAME_TYPES, out);
-      if (originator) originatorInformation(fields, C1_FIELDS, out);
+      if (role === 'originator') originatorInformation(fields, C1_FIELDS, out);
     },
   });
   const legalPerson = object(LEGAL_PERSON, {
@@ -313,30 +326,36 @@ function person(originator: boolean): Check {
       'A legal person. An originator needs geographicAddress, customerIdentification or nationalIdentification.',
     after: (fields, out) => {
       legalNamePresent(fields, 'legalPersonNameIdentifierType', LEGAL_NAME_TYPES, out);
-      if (originator) legalOriginatorInformation(fields, out);
+      if (role === 'originator') legalOriginatorInformation(fields, out);
     },
   });
-  const shape: Shape = { naturalPerson: { check: naturalPerson }, legalPerson: { check: legalPerson } };
-  const either = object(shape, {
+  const shape: Shape = {
+    naturalPerson: { check: naturalPerson },
+    legalPerson: { check: legalPerson },
+    ...(role === 'vasp'
+      ? {}
+      : {
+          accountNumber: {
+            check: list(text(512)),
+            description: "This person's account numbers (IVMS101.2023's place for them).",
+          },
+        }),
+  };
+  return object(shape, {
+    description: 'Exactly one of naturalPerson and legalPerson.',
+    hints: role === 'vasp' ? { accountNumber: 'unknown field; a VASP carries no account numbers' } : {},
     after: (fields, out) => {
       if ((fields.value('naturalPerson') === undefined) === (fields.value('legalPerson') === undefined)) {
         out.push({ path: fields.path, message: 'must contain exactly one of naturalPerson and legalPerson' });
       }
     },
   });
-  return check(either, {
-    description: 'Exactly one of naturalPerson and legalPerson.',
-    oneOf: [
-      objectSchema({ naturalPerson: { check: naturalPerson, required: true } }, 'A natural person.'),
-      objectSchema({ legalPerson: { check: legalPerson, required: true } }, 'A legal person.'),
-    ],
-  });
 }
 
-function side(personsKey: string, originator: boolean, description: string): Check {
+function side(personsKey: string, role: Role, description: string): Check {
   return object(
     {
-      [personsKey]: { check: list(person(originator), { min: 1 }), required: true },
+      [personsKey]: { check: list(person(role), { min: 1 }), required: true },
       accountNumber: {
         check: list(text(100)),
         description: 'Account numbers (e.g. blockchain addresses) of the persons.',
@@ -346,30 +365,91 @@ function side(personsKey: string, originator: boolean, description: string): Che
   );
 }
 
+/** An entity holding one VASP (IVMS101's OriginatingVASP and BeneficiaryVASP). */
+function vasp(key: string, description: string): Check {
+  return object({ [key]: { check: person('vasp'), required: true } }, { description });
+}
+
+// C12 sequentialIntegrity: the sequences are 0, 1, 2, … without gaps or repeats.
+function sequentialIntegrity(fields: Fields, out: FieldProblem[]): void {
+  const path = fields.value('transferPath');
+  if (!Array.isArray(path)) return;
+  const seen = path.map((step) => (isObject(step) ? step.sequence : undefined));
+  if (!seen.every((n) => typeof n === 'number' && Number.isInteger(n))) return; // reported per step
+  const sorted = [...(seen as number[])].sort((a, b) => a - b);
+  if (sorted.some((n, i) => n !== i)) {
+    out.push({
+      path: fields.at('transferPath'),
+      message: 'sequence values must start at 0 and rise by 1 without gaps or repeats (C12)',
+    });
+  }
+}
+
+const TRANSFER_PATH = object(
+  {
+    transferPath: {
+      check: list(
+        object(
+          {
+            intermediaryVASP: { check: person('vasp'), required: true },
+            sequence: { check: sequence, required: true },
+          },
+          { description: 'An intermediary VASP and its place in the chain.' },
+        ),
+      ),
+      required: true,
+    },
+  },
+  { description: 'The intermediary VASPs, in the order of their sequence.', after: sequentialIntegrity },
+);
+
+const PAYLOAD_METADATA = object(
+  {
+    transliterationMethod: {
+      check: list(code(TRANSLITERATION_METHODS)),
+      description: 'Scripts transliterated to Latin in this message.',
+    },
+    payloadVersion: {
+      check: code(PAYLOAD_VERSIONS),
+      description: 'IVMS101 version of the payload: `101` (2020) or `101.2023`.',
+    },
+  },
+  { description: 'About the message itself.' },
+);
+
 const PII: Shape = {
   originator: {
-    check: side('originatorPersons', true, 'The originator: the persons sending the assets.'),
+    check: side('originatorPersons', 'originator', 'The originator: the persons sending the assets.'),
     required: true,
   },
   beneficiary: {
-    check: side('beneficiaryPersons', false, 'The beneficiary: the persons receiving the assets.'),
+    check: side('beneficiaryPersons', 'beneficiary', 'The beneficiary: the persons receiving the assets.'),
     required: true,
   },
+  originatingVASP: {
+    check: vasp('originatingVASP', "The originator's VASP; filled in from the directory when absent."),
+  },
+  beneficiaryVASP: {
+    check: vasp('beneficiaryVASP', "The beneficiary's VASP; filled in from the directory when absent."),
+  },
+  transferPath: { check: TRANSFER_PATH },
+  payloadMetadata: { check: PAYLOAD_METADATA },
 };
 
 /**
- * Every problem with `pii`, or an empty array when it is valid. `basePath` is the (escaped) JSON
- * pointer of `pii` within the request body.
+ * Every problem with a message in canonical form, or an empty array when it is valid. `basePath`
+ * is the (escaped) JSON pointer of the message within the request body.
  */
-export function validatePii(pii: unknown, basePath = '/pii'): FieldProblem[] {
+export function validateCanonical(message: unknown, basePath: string): FieldProblem[] {
   const out: FieldProblem[] = [];
-  checkObject(pii, basePath, PII, out);
+  checkObject(message, basePath, PII, out);
   return out;
 }
 
-/** The JSON schema of `pii` in its canonical spelling, made from the same shapes as the validator. */
+/** The JSON schema of the canonical form, made from the same shapes as the validator. */
 export const PII_SCHEMA = objectSchema(
   PII,
-  'Personal data in IVMS101 (2020 field names). The hub checks more than this schema says ' +
-    '(IVMS101 constraints, accepted alternative spellings); a 400 lists every problem in errors[].',
+  'Personal data: an IVMS101 message (2020 field names as the interface document shows them). ' +
+    'Every dialect of docs/ivms101.md is accepted too; the hub checks more than this schema says ' +
+    '(IVMS101 constraints); a 400 lists every problem in errors[].',
 );

@@ -6,7 +6,7 @@
  * skipped, so each problem is reported once.
  */
 import type { FieldProblem } from '../http/errors.js';
-import { validatePii } from '../ivms101/validate.js';
+import { validatePii } from '../ivms101/message.js';
 import { isDid, isEmail } from '../text/formats.js';
 import { validateAssetAndAmount } from './amount.js';
 import type { AssetTable } from './assets.js';

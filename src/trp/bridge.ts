@@ -18,7 +18,7 @@ import { enqueue, type Outbox } from '../deliveries/outbox.js';
 import { targetProblem } from '../deliveries/ssrf.js';
 import { findOrganization } from '../directory/store.js';
 import { AppError, validationFailed } from '../http/errors.js';
-import { validatePii } from '../ivms101/validate.js';
+import { validatePii } from '../ivms101/message.js';
 import { type AssetTable, assetOfTrp } from '../transactions/assets.js';
 import { insertInitiations } from '../transactions/initiation-store.js';
 import type { InitiateRequest } from '../transactions/schemas.js';

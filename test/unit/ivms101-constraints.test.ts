@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isLei } from '../../src/ivms101/codes.js';
-import { validatePii } from '../../src/ivms101/validate.js';
+import { validatePii } from '../../src/ivms101/message.js';
 import {
   assertOnly,
   assertProblem,
@@ -41,7 +41,9 @@ describe('validatePii: code lists', () => {
     });
     it(`rejects an unlisted ${field}, listing the allowed codes`, () => {
       assertOnly(validatePii(withValue(path, bad)), path, new RegExp(`one of ${good[0]}`));
-      assertOnly(validatePii(withValue(path, good[0]!.toLowerCase())), path, /one of/);
+    });
+    it(`reads a ${field} code in any letter case (SPEC §18)`, () => {
+      assert.deepEqual(validatePii(withValue(path, good[0]!.toLowerCase())), []);
     });
   }
 
@@ -65,15 +67,16 @@ describe('validatePii: code lists', () => {
     }
   });
 
-  it('rejects codes that are not upper-case ISO 3166-1 alpha-2', () => {
+  it('rejects codes that are not ISO 3166-1 alpha-2, read in any letter case', () => {
     const paths = [
       `${ORIGINATOR}/geographicAddress/0/country`,
       `${ORIGINATOR}/nationalIdentification/countryOfIssue`,
       `${ORIGINATOR}/countryOfResidence`,
     ];
-    for (const bad of ['de', 'ZZ', 'DEU', '276', 'D', '']) {
+    for (const bad of ['ZZ', 'DEU', '276', 'D', 'Germany']) {
       for (const path of paths) assertOnly(validatePii(withValue(path, bad)), path, /ISO 3166-1 alpha-2/);
     }
+    for (const path of paths) assert.deepEqual(validatePii(withValue(path, 'de')), []);
     const legal = withLegalOriginator((p) => {
       p.countryOfRegistration = 'UK';
     });
@@ -291,10 +294,11 @@ describe('validatePii: IVMS101 constraints', () => {
 
   it('C10: rejects a registration authority not shaped like a GLEIF code', () => {
     const path = `${ORIGINATOR}/nationalIdentification/registrationAuthority`;
-    for (const bad of ['RA12345', 'ra000242', 'Handelsregister']) {
+    for (const bad of ['RA12345', 'RA0002421', 'Handelsregister']) {
       assertOnly(validatePii(withValue(path, bad)), path, /RA followed by 6 digits/);
     }
     assert.deepEqual(validatePii(withValue(path, 'RA000242')), []);
+    assert.deepEqual(validatePii(withValue(path, 'ra000242')), []);
   });
 
   it('C11: checks an LEI against ISO 17442', () => {
