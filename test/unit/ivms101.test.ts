@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Value } from 'typebox/value';
-import { PiiSchema } from '../../src/ivms101/schema.js';
 import { validatePii } from '../../src/ivms101/message.js';
+import { PiiSchema } from '../../src/ivms101/schema.js';
 import {
   assertOnly,
   assertProblem,
