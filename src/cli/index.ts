@@ -16,6 +16,7 @@ import type { DirectoryService } from '../directory/service.js';
 import type { Scope } from '../http/auth.js';
 import { UUID } from '../http/cursor.js';
 import { AppError } from '../http/errors.js';
+import type { Ivms101Version } from '../ivms101/message.js';
 import type { OperatorService } from '../operators/service.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
@@ -58,6 +59,7 @@ org
   .option('--endpoint <url>', 'travel endpoint (base URL for webhooks)')
   .option('--public-key <file>', 'PEM file with the public key')
   .option('--contact-email <address>', 'where notices about the organization go')
+  .option('--ivms101-version <version>', 'IVMS101 version it receives data in: 2020 or 2023', versionArgument)
   .option('--verified', 'mark as verified by the operator')
   .description('register an organization; prints its API key and webhook secret once')
   .action(
@@ -67,6 +69,7 @@ org
       endpoint?: string;
       publicKey?: string;
       contactEmail?: string;
+      ivms101Version?: Ivms101Version;
       verified?: boolean;
     }) =>
       withDirectory(async ({ directory }) => {
@@ -78,6 +81,7 @@ org
               travelEndpoint: o.endpoint,
               publicKey: o.publicKey ? readFileSync(o.publicKey, 'utf8') : undefined,
               contactEmail: o.contactEmail,
+              ivms101Version: o.ivms101Version,
               organizationType: o.verified ? 'verified' : 'unverified',
             },
             CLI,
@@ -97,6 +101,21 @@ org
   .action((id: string, o: { revoke?: boolean }) =>
     withDirectory(async ({ directory }) =>
       print(await directory.update(id, { organizationType: o.revoke ? 'unverified' : 'verified' }, CLI)),
+    ),
+  );
+
+org
+  .command('update')
+  .argument('<id>', 'organization id', uuidArgument)
+  .requiredOption(
+    '--ivms101-version <version>',
+    'IVMS101 version it receives data in: 2020 or 2023',
+    versionArgument,
+  )
+  .description('change an organization’s settings')
+  .action((id: string, o: { ivms101Version: Ivms101Version }) =>
+    withDirectory(async ({ directory }) =>
+      print(await directory.update(id, { ivms101Version: o.ivms101Version }, CLI)),
     ),
   );
 
@@ -174,6 +193,11 @@ async function withDirectory(fn: (shell: Shell) => Promise<void>, options: { mig
 
 function scopeArgument(value: string): Scope {
   if (value !== 'full' && value !== 'read') throw new InvalidArgumentError('expected full or read.');
+  return value;
+}
+
+function versionArgument(value: string): Ivms101Version {
+  if (value !== '2020' && value !== '2023') throw new InvalidArgumentError('expected 2020 or 2023.');
   return value;
 }
 

@@ -36,9 +36,15 @@ const ContactEmail = Type.Union([Type.String({ maxLength: 254 }), Type.Null()], 
     'Never shown in the directory.',
 });
 
+export const Ivms101Version = Type.Enum(['2020', '2023'], {
+  description:
+    'The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, ' +
+    '/pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.',
+});
+
 /** The entry as the organization itself and the operator see it: the directory's fields and more. */
 export const OrganizationDetail = Type.Object(
-  { ...Organization.properties, contactEmail: ContactEmail },
+  { ...Organization.properties, contactEmail: ContactEmail, ivms101Version: Ivms101Version },
   { additionalProperties: false },
 );
 export type OrganizationDetail = Static<typeof OrganizationDetail>;
@@ -69,6 +75,7 @@ export const UpdateMyOrganization = Type.Object(
     travelEndpoint: Type.Optional(Endpoint),
     publicKey: Type.Optional(PublicKey),
     contactEmail: Type.Optional(ContactEmail),
+    ivms101Version: Type.Optional(Ivms101Version),
   },
   {
     additionalProperties: false,
@@ -85,6 +92,7 @@ export const CreateOrganization = Type.Object(
     publicKey: Type.Optional(PublicKey),
     organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
     contactEmail: Type.Optional(ContactEmail),
+    ivms101Version: Type.Optional(Ivms101Version),
   },
   { additionalProperties: false },
 );
@@ -98,6 +106,7 @@ export const UpdateOrganization = Type.Object(
     publicKey: Type.Optional(PublicKey),
     organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
     contactEmail: Type.Optional(ContactEmail),
+    ivms101Version: Type.Optional(Ivms101Version),
   },
   { additionalProperties: false, minProperties: 1 },
 );

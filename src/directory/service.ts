@@ -71,6 +71,7 @@ export class DirectoryService {
       publicKey: input.publicKey ?? null,
       organizationType: input.organizationType ?? 'unverified',
       contactEmail: input.contactEmail ?? null,
+      ivms101Version: input.ivms101Version ?? '2020',
     };
     await store.insertOrganization(tx, organization);
     const issued = await this.credentials.issueFirst(tx, organization.id);

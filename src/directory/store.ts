@@ -13,9 +13,11 @@ interface OrgRow {
   public_key: string | null;
   organization_type: 'unverified' | 'verified';
   contact_email: string | null;
+  ivms101_version: '2020' | '2023';
 }
 
-const ORG_COLUMNS = 'id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email';
+const ORG_COLUMNS =
+  'id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email, ivms101_version';
 
 function toOrganization(r: OrgRow): OrganizationDetail {
   return {
@@ -26,11 +28,16 @@ function toOrganization(r: OrgRow): OrganizationDetail {
     vaspDid: r.vasp_did,
     organizationType: r.organization_type,
     contactEmail: r.contact_email,
+    ivms101Version: r.ivms101_version,
   };
 }
 
 /** The directory entry as every organization sees it: the interface document's six fields. */
-export function publicEntry({ contactEmail: _, ...entry }: OrganizationDetail): Organization {
+export function publicEntry({
+  contactEmail: _,
+  ivms101Version: __,
+  ...entry
+}: OrganizationDetail): Organization {
   return entry;
 }
 
@@ -62,18 +69,37 @@ export async function findOrganizationByDid(
 
 export async function insertOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
-    `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType, o.contactEmail],
+    `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email,
+                                ivms101_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      o.id,
+      o.name,
+      o.vaspDid,
+      o.travelEndpoint,
+      o.publicKey,
+      o.organizationType,
+      o.contactEmail,
+      o.ivms101Version,
+    ],
   );
 }
 
 export async function updateOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
     `UPDATE organizations SET name = $2, vasp_did = $3, travel_endpoint = $4, public_key = $5,
-            organization_type = $6, contact_email = $7, updated_at = now()
+            organization_type = $6, contact_email = $7, ivms101_version = $8, updated_at = now()
       WHERE id = $1`,
-    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType, o.contactEmail],
+    [
+      o.id,
+      o.name,
+      o.vaspDid,
+      o.travelEndpoint,
+      o.publicKey,
+      o.organizationType,
+      o.contactEmail,
+      o.ivms101Version,
+    ],
   );
 }
 
