@@ -36,6 +36,7 @@ import {
 } from './http/problem.js';
 import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem, problems } from './http/types.js';
+import { ivms101Routes } from './ivms101/routes.js';
 import { PiiSchema } from './ivms101/schema.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
@@ -242,6 +243,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       { name: 'transactions', description: 'Initiate, confirm, decline, share the hash, read' },
       { name: 'webhooks', description: 'Deliveries owed to the caller, redelivery, a signed test event' },
       { name: 'trp', description: 'The TRP bridge: travel addresses for Travel Rule Protocol VASPs' },
+      { name: 'ivms101', description: 'Check an IVMS101 payload in any dialect, as the hub reads it' },
       { name: 'operator', description: 'Operator API (operator key only)' },
       { name: 'operations', description: 'Health, readiness and metrics' },
     ],
@@ -308,6 +310,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
   transactionRoutes(app, transactions, assets);
+  ivms101Routes(app);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);

@@ -83,6 +83,7 @@ export interface ApiResponse<T = any> {
 
 export interface OrgFixture {
   id: string;
+  name: string;
   vaspDid: string;
   apiKey: string;
   webhookSecret: string;
@@ -206,6 +207,7 @@ export class TestHub {
     if (res.status !== 201) throw new Error(`createOrg failed: ${res.status} ${res.text}`);
     return {
       id: res.body.organization.id,
+      name: res.body.organization.name,
       vaspDid: res.body.organization.vaspDid,
       apiKey: res.body.apiKey,
       webhookSecret: res.body.webhookSecret,

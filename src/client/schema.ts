@@ -1068,6 +1068,11 @@ export interface paths {
                                  * @description Unique identifier of the organization.
                                  */
                                 id: string;
+                                /**
+                                 * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                                 * @enum {string}
+                                 */
+                                ivms101Version: "2020" | "2023";
                                 /** @description Display name. */
                                 name: string;
                                 /**
@@ -1137,6 +1142,11 @@ export interface paths {
                     "application/json": {
                         /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
                         contactEmail?: string | null;
+                        /**
+                         * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                         * @enum {string}
+                         */
+                        ivms101Version?: "2020" | "2023";
                         /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name: string;
                         /** @enum {string} */
@@ -1169,6 +1179,11 @@ export interface paths {
                                  * @description Unique identifier of the organization.
                                  */
                                 id: string;
+                                /**
+                                 * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                                 * @enum {string}
+                                 */
+                                ivms101Version: "2020" | "2023";
                                 /** @description Display name. */
                                 name: string;
                                 /**
@@ -1292,6 +1307,11 @@ export interface paths {
                              * @description Unique identifier of the organization.
                              */
                             id: string;
+                            /**
+                             * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                             * @enum {string}
+                             */
+                            ivms101Version: "2020" | "2023";
                             /** @description Display name. */
                             name: string;
                             /**
@@ -1375,6 +1395,11 @@ export interface paths {
                     "application/json": {
                         /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
                         contactEmail?: string | null;
+                        /**
+                         * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                         * @enum {string}
+                         */
+                        ivms101Version?: "2020" | "2023";
                         /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name?: string;
                         /** @enum {string} */
@@ -1404,6 +1429,11 @@ export interface paths {
                              * @description Unique identifier of the organization.
                              */
                             id: string;
+                            /**
+                             * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                             * @enum {string}
+                             */
+                            ivms101Version: "2020" | "2023";
                             /** @description Display name. */
                             name: string;
                             /**
@@ -2328,6 +2358,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ivms101/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an IVMS101 payload as the hub would: its version, its normalised form, every problem
+         * @description Any API key (organization keys of either scope, operator keys). Nothing is stored or logged. 200 whether or not the payload is valid; `errors` lists what initiate would refuse.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description An IVMS101 message (or its `pii`) in any dialect the hub reads (docs/ivms101.md). */
+                        payload: unknown;
+                        /**
+                         * @description The version to show `normalized` in; the detected one when absent.
+                         * @enum {string}
+                         */
+                        version?: "2020" | "2023";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            detectedVersion: "2020" | "2023";
+                            /** @description Every problem, at the paths as sent (JSON pointers below /payload). */
+                            errors: {
+                                message: string;
+                                path: string;
+                            }[];
+                            /** @description The message as the hub keeps it, written in the version asked for: what a member with that `ivms101Version` receives (VASPs the sender leaves out are filled in from the directory at delivery). */
+                            normalized: {
+                                [key: string]: unknown;
+                            };
+                            /** @description true when initiate would accept this `pii`. */
+                            valid: boolean;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations": {
         parameters: {
             query?: never;
@@ -2455,6 +2604,11 @@ export interface paths {
                              * @description Unique identifier of the organization.
                              */
                             id: string;
+                            /**
+                             * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                             * @enum {string}
+                             */
+                            ivms101Version: "2020" | "2023";
                             /** @description Display name. */
                             name: string;
                             /**
@@ -2522,6 +2676,11 @@ export interface paths {
                     "application/json": {
                         /** @description Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). Never shown in the directory. */
                         contactEmail?: string | null;
+                        /**
+                         * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                         * @enum {string}
+                         */
+                        ivms101Version?: "2020" | "2023";
                         /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name?: string;
                         publicKey?: string | null;
@@ -2544,6 +2703,11 @@ export interface paths {
                              * @description Unique identifier of the organization.
                              */
                             id: string;
+                            /**
+                             * @description The IVMS101 version the organization receives personal data in (confirmed-data, the received JWE, /pii): `2020`, the interface document’s shape, or `2023` (IVMS101.2023). See docs/ivms101.md.
+                             * @enum {string}
+                             */
+                            ivms101Version: "2020" | "2023";
                             /** @description Display name. */
                             name: string;
                             /**
@@ -3375,10 +3539,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The personal data (originator: always; beneficiary: once CONFIRMED). Every read is audited. */
+        /**
+         * The personal data (originator: always; beneficiary: once CONFIRMED). Every read is audited.
+         * @description The whole IVMS101 message, in the caller’s `ivms101Version` (`2020` unless the organization chose `2023`), or in the `version` asked for.
+         */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The IVMS101 version to write the data in; the caller’s own `ivms101Version` when absent. */
+                    version?: "2020" | "2023";
+                };
                 header?: never;
                 path: {
                     /** @description Reference generated by the hub. */
@@ -5159,7 +5329,7 @@ export interface components {
             transactionRef: string;
         };
         /**
-         * @description Personal data in IVMS101 (2020 field names). The hub checks more than this schema says (IVMS101 constraints, accepted alternative spellings); a 400 lists every problem in errors[].
+         * @description Personal data: an IVMS101 message (2020 field names as the interface document shows them). Every dialect of docs/ivms101.md is accepted too; the hub checks more than this schema says (IVMS101 constraints); a 400 lists every problem in errors[].
          * @example {
          *       "originator": {
          *         "originatorPersons": [
@@ -5225,103 +5395,14 @@ export interface components {
             beneficiary: {
                 /** @description Account numbers (e.g. blockchain addresses) of the persons. */
                 accountNumber?: string[];
-                beneficiaryPersons: ({
-                    /** @description A natural person. An originator needs geographicAddress, customerIdentification, nationalIdentification or dateAndPlaceOfBirth. */
-                    naturalPerson: {
-                        /** @description Country of residence. */
-                        countryOfResidence?: string;
-                        /** @description The originating VASP's customer number. */
-                        customerIdentification?: string;
-                        /** @description Date and place of birth. */
-                        dateAndPlaceOfBirth?: {
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, in the past.
-                             */
-                            dateOfBirth: string;
-                            placeOfBirth: string;
-                        };
-                        geographicAddress?: {
-                            addressLine?: string[];
-                            /**
-                             * @description HOME, BIZZ (business) or GEOG (geographic).
-                             * @enum {string}
-                             */
-                            addressType: "HOME" | "BIZZ" | "GEOG";
-                            buildingName?: string;
-                            buildingNumber?: string;
-                            /** @description Country of the address. */
-                            country: string;
-                            countrySubDivision?: string;
-                            department?: string;
-                            districtName?: string;
-                            floor?: string;
-                            postBox?: string;
-                            /** @description Also accepted as `postcode` (not both). */
-                            postCode?: string;
-                            room?: string;
-                            streetName?: string;
-                            subDepartment?: string;
-                            townLocationName?: string;
-                            townName?: string;
-                        }[] | null;
-                        /** @description Names. A single object (IVMS101 JSON) is accepted too. */
-                        name: {
-                            localNameIdentifier?: {
-                                /**
-                                 * @description Nature of the name; read as LEGL when absent.
-                                 * @enum {string}
-                                 */
-                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
-                                /** @description Family name, or the full name where names are not split. */
-                                primaryIdentifier: string;
-                                /** @description Given names. */
-                                secondaryIdentifier?: string;
-                            }[];
-                            nameIdentifier: {
-                                /**
-                                 * @description Nature of the name; read as LEGL when absent.
-                                 * @enum {string}
-                                 */
-                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
-                                /** @description Family name, or the full name where names are not split. */
-                                primaryIdentifier: string;
-                                /** @description Given names. */
-                                secondaryIdentifier?: string;
-                            }[];
-                            phoneticNameIdentifier?: {
-                                /**
-                                 * @description Nature of the name; read as LEGL when absent.
-                                 * @enum {string}
-                                 */
-                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
-                                /** @description Family name, or the full name where names are not split. */
-                                primaryIdentifier: string;
-                                /** @description Given names. */
-                                secondaryIdentifier?: string;
-                            }[];
-                        }[];
-                        /** @description National identification. */
-                        nationalIdentification?: {
-                            /** @description Issuing country. */
-                            countryOfIssue?: string;
-                            /**
-                             * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
-                             * @enum {string}
-                             */
-                            nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
-                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
-                            nationalIdentifier: string;
-                            /** @description GLEIF registration authority code. */
-                            registrationAuthority?: string;
-                        };
-                    };
-                } | {
+                beneficiaryPersons: {
+                    /** @description This person's account numbers (IVMS101.2023's place for them). */
+                    accountNumber?: string[];
                     /** @description A legal person. An originator needs geographicAddress, customerIdentification or nationalIdentification. */
-                    legalPerson: {
+                    legalPerson?: {
                         /** @description Country of registration. */
                         countryOfRegistration?: string;
-                        /** @description Customer number. Also accepted as `customerNumber` (not both). */
+                        /** @description Customer number (IVMS101 2020: `customerNumber`). */
                         customerIdentification?: string;
                         geographicAddress?: {
                             addressLine?: string[];
@@ -5339,15 +5420,15 @@ export interface components {
                             districtName?: string;
                             floor?: string;
                             postBox?: string;
-                            /** @description Also accepted as `postcode` (not both). */
+                            /** @description Post code (IVMS101: `postcode`). */
                             postCode?: string;
                             room?: string;
                             streetName?: string;
                             subDepartment?: string;
                             townLocationName?: string;
                             townName?: string;
-                        }[] | null;
-                        /** @description Names. A single object (IVMS101 JSON) is accepted too. */
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
                         name: {
                             localNameIdentifier?: {
                                 /** @description Name of the legal person. */
@@ -5382,7 +5463,7 @@ export interface components {
                             /** @description Issuing country. */
                             countryOfIssue?: string;
                             /**
-                             * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
                              * @enum {string}
                              */
                             nationalIdentificationType: "RAID" | "MISC" | "LEIX" | "TXID";
@@ -5392,109 +5473,452 @@ export interface components {
                             registrationAuthority?: string;
                         };
                     };
-                })[];
+                    /** @description A natural person. An originator needs geographicAddress, customerIdentification, nationalIdentification or dateAndPlaceOfBirth. */
+                    naturalPerson?: {
+                        /** @description Country of residence. */
+                        countryOfResidence?: string;
+                        /** @description The VASP's customer number (also accepted as `customerNumber`). */
+                        customerIdentification?: string;
+                        /** @description Date and place of birth. */
+                        dateAndPlaceOfBirth?: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, in the past.
+                             */
+                            dateOfBirth: string;
+                            placeOfBirth: string;
+                        };
+                        geographicAddress?: {
+                            addressLine?: string[];
+                            /**
+                             * @description HOME, BIZZ (business) or GEOG (geographic).
+                             * @enum {string}
+                             */
+                            addressType: "HOME" | "BIZZ" | "GEOG";
+                            buildingName?: string;
+                            buildingNumber?: string;
+                            /** @description Country of the address. */
+                            country: string;
+                            countrySubDivision?: string;
+                            department?: string;
+                            districtName?: string;
+                            floor?: string;
+                            postBox?: string;
+                            /** @description Post code (IVMS101: `postcode`). */
+                            postCode?: string;
+                            room?: string;
+                            streetName?: string;
+                            subDepartment?: string;
+                            townLocationName?: string;
+                            townName?: string;
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
+                        name: {
+                            localNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            nameIdentifier: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            phoneticNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                        }[];
+                        /** @description National identification. */
+                        nationalIdentification?: {
+                            /** @description Issuing country. */
+                            countryOfIssue?: string;
+                            /**
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                             * @enum {string}
+                             */
+                            nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
+                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                            nationalIdentifier: string;
+                            /** @description GLEIF registration authority code. */
+                            registrationAuthority?: string;
+                        };
+                    };
+                }[];
+            };
+            /** @description The beneficiary's VASP; filled in from the directory when absent. */
+            beneficiaryVASP?: {
+                /** @description Exactly one of naturalPerson and legalPerson. */
+                beneficiaryVASP: {
+                    /** @description A legal person. An originator needs geographicAddress, customerIdentification or nationalIdentification. */
+                    legalPerson?: {
+                        /** @description Country of registration. */
+                        countryOfRegistration?: string;
+                        /** @description Customer number (IVMS101 2020: `customerNumber`). */
+                        customerIdentification?: string;
+                        geographicAddress?: {
+                            addressLine?: string[];
+                            /**
+                             * @description HOME, BIZZ (business) or GEOG (geographic).
+                             * @enum {string}
+                             */
+                            addressType: "HOME" | "BIZZ" | "GEOG";
+                            buildingName?: string;
+                            buildingNumber?: string;
+                            /** @description Country of the address. */
+                            country: string;
+                            countrySubDivision?: string;
+                            department?: string;
+                            districtName?: string;
+                            floor?: string;
+                            postBox?: string;
+                            /** @description Post code (IVMS101: `postcode`). */
+                            postCode?: string;
+                            room?: string;
+                            streetName?: string;
+                            subDepartment?: string;
+                            townLocationName?: string;
+                            townName?: string;
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
+                        name: {
+                            localNameIdentifier?: {
+                                /** @description Name of the legal person. */
+                                legalPersonName: string;
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent.
+                                 * @enum {string}
+                                 */
+                                legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                            }[];
+                            nameIdentifier: {
+                                /** @description Name of the legal person. */
+                                legalPersonName: string;
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent.
+                                 * @enum {string}
+                                 */
+                                legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                            }[];
+                            phoneticNameIdentifier?: {
+                                /** @description Name of the legal person. */
+                                legalPersonName: string;
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent.
+                                 * @enum {string}
+                                 */
+                                legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                            }[];
+                        }[];
+                        /** @description National identification of a legal person: no countryOfIssue; a registrationAuthority unless the type is LEIX, and none when it is. */
+                        nationalIdentification?: {
+                            /** @description Issuing country. */
+                            countryOfIssue?: string;
+                            /**
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                             * @enum {string}
+                             */
+                            nationalIdentificationType: "RAID" | "MISC" | "LEIX" | "TXID";
+                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                            nationalIdentifier: string;
+                            /** @description GLEIF registration authority code. */
+                            registrationAuthority?: string;
+                        };
+                    };
+                    /** @description A natural person. An originator needs geographicAddress, customerIdentification, nationalIdentification or dateAndPlaceOfBirth. */
+                    naturalPerson?: {
+                        /** @description Country of residence. */
+                        countryOfResidence?: string;
+                        /** @description The VASP's customer number (also accepted as `customerNumber`). */
+                        customerIdentification?: string;
+                        /** @description Date and place of birth. */
+                        dateAndPlaceOfBirth?: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, in the past.
+                             */
+                            dateOfBirth: string;
+                            placeOfBirth: string;
+                        };
+                        geographicAddress?: {
+                            addressLine?: string[];
+                            /**
+                             * @description HOME, BIZZ (business) or GEOG (geographic).
+                             * @enum {string}
+                             */
+                            addressType: "HOME" | "BIZZ" | "GEOG";
+                            buildingName?: string;
+                            buildingNumber?: string;
+                            /** @description Country of the address. */
+                            country: string;
+                            countrySubDivision?: string;
+                            department?: string;
+                            districtName?: string;
+                            floor?: string;
+                            postBox?: string;
+                            /** @description Post code (IVMS101: `postcode`). */
+                            postCode?: string;
+                            room?: string;
+                            streetName?: string;
+                            subDepartment?: string;
+                            townLocationName?: string;
+                            townName?: string;
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
+                        name: {
+                            localNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            nameIdentifier: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            phoneticNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                        }[];
+                        /** @description National identification. */
+                        nationalIdentification?: {
+                            /** @description Issuing country. */
+                            countryOfIssue?: string;
+                            /**
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                             * @enum {string}
+                             */
+                            nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
+                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                            nationalIdentifier: string;
+                            /** @description GLEIF registration authority code. */
+                            registrationAuthority?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The originator's VASP; filled in from the directory when absent. */
+            originatingVASP?: {
+                /** @description Exactly one of naturalPerson and legalPerson. */
+                originatingVASP: {
+                    /** @description A legal person. An originator needs geographicAddress, customerIdentification or nationalIdentification. */
+                    legalPerson?: {
+                        /** @description Country of registration. */
+                        countryOfRegistration?: string;
+                        /** @description Customer number (IVMS101 2020: `customerNumber`). */
+                        customerIdentification?: string;
+                        geographicAddress?: {
+                            addressLine?: string[];
+                            /**
+                             * @description HOME, BIZZ (business) or GEOG (geographic).
+                             * @enum {string}
+                             */
+                            addressType: "HOME" | "BIZZ" | "GEOG";
+                            buildingName?: string;
+                            buildingNumber?: string;
+                            /** @description Country of the address. */
+                            country: string;
+                            countrySubDivision?: string;
+                            department?: string;
+                            districtName?: string;
+                            floor?: string;
+                            postBox?: string;
+                            /** @description Post code (IVMS101: `postcode`). */
+                            postCode?: string;
+                            room?: string;
+                            streetName?: string;
+                            subDepartment?: string;
+                            townLocationName?: string;
+                            townName?: string;
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
+                        name: {
+                            localNameIdentifier?: {
+                                /** @description Name of the legal person. */
+                                legalPersonName: string;
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent.
+                                 * @enum {string}
+                                 */
+                                legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                            }[];
+                            nameIdentifier: {
+                                /** @description Name of the legal person. */
+                                legalPersonName: string;
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent.
+                                 * @enum {string}
+                                 */
+                                legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                            }[];
+                            phoneticNameIdentifier?: {
+                                /** @description Name of the legal person. */
+                                legalPersonName: string;
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent.
+                                 * @enum {string}
+                                 */
+                                legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                            }[];
+                        }[];
+                        /** @description National identification of a legal person: no countryOfIssue; a registrationAuthority unless the type is LEIX, and none when it is. */
+                        nationalIdentification?: {
+                            /** @description Issuing country. */
+                            countryOfIssue?: string;
+                            /**
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                             * @enum {string}
+                             */
+                            nationalIdentificationType: "RAID" | "MISC" | "LEIX" | "TXID";
+                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                            nationalIdentifier: string;
+                            /** @description GLEIF registration authority code. */
+                            registrationAuthority?: string;
+                        };
+                    };
+                    /** @description A natural person. An originator needs geographicAddress, customerIdentification, nationalIdentification or dateAndPlaceOfBirth. */
+                    naturalPerson?: {
+                        /** @description Country of residence. */
+                        countryOfResidence?: string;
+                        /** @description The VASP's customer number (also accepted as `customerNumber`). */
+                        customerIdentification?: string;
+                        /** @description Date and place of birth. */
+                        dateAndPlaceOfBirth?: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, in the past.
+                             */
+                            dateOfBirth: string;
+                            placeOfBirth: string;
+                        };
+                        geographicAddress?: {
+                            addressLine?: string[];
+                            /**
+                             * @description HOME, BIZZ (business) or GEOG (geographic).
+                             * @enum {string}
+                             */
+                            addressType: "HOME" | "BIZZ" | "GEOG";
+                            buildingName?: string;
+                            buildingNumber?: string;
+                            /** @description Country of the address. */
+                            country: string;
+                            countrySubDivision?: string;
+                            department?: string;
+                            districtName?: string;
+                            floor?: string;
+                            postBox?: string;
+                            /** @description Post code (IVMS101: `postcode`). */
+                            postCode?: string;
+                            room?: string;
+                            streetName?: string;
+                            subDepartment?: string;
+                            townLocationName?: string;
+                            townName?: string;
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
+                        name: {
+                            localNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            nameIdentifier: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            phoneticNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                        }[];
+                        /** @description National identification. */
+                        nationalIdentification?: {
+                            /** @description Issuing country. */
+                            countryOfIssue?: string;
+                            /**
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                             * @enum {string}
+                             */
+                            nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
+                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                            nationalIdentifier: string;
+                            /** @description GLEIF registration authority code. */
+                            registrationAuthority?: string;
+                        };
+                    };
+                };
             };
             /** @description The originator: the persons sending the assets. */
             originator: {
                 /** @description Account numbers (e.g. blockchain addresses) of the persons. */
                 accountNumber?: string[];
-                originatorPersons: ({
-                    /** @description A natural person. An originator needs geographicAddress, customerIdentification, nationalIdentification or dateAndPlaceOfBirth. */
-                    naturalPerson: {
-                        /** @description Country of residence. */
-                        countryOfResidence?: string;
-                        /** @description The originating VASP's customer number. */
-                        customerIdentification?: string;
-                        /** @description Date and place of birth. */
-                        dateAndPlaceOfBirth?: {
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD, in the past.
-                             */
-                            dateOfBirth: string;
-                            placeOfBirth: string;
-                        };
-                        geographicAddress?: {
-                            addressLine?: string[];
-                            /**
-                             * @description HOME, BIZZ (business) or GEOG (geographic).
-                             * @enum {string}
-                             */
-                            addressType: "HOME" | "BIZZ" | "GEOG";
-                            buildingName?: string;
-                            buildingNumber?: string;
-                            /** @description Country of the address. */
-                            country: string;
-                            countrySubDivision?: string;
-                            department?: string;
-                            districtName?: string;
-                            floor?: string;
-                            postBox?: string;
-                            /** @description Also accepted as `postcode` (not both). */
-                            postCode?: string;
-                            room?: string;
-                            streetName?: string;
-                            subDepartment?: string;
-                            townLocationName?: string;
-                            townName?: string;
-                        }[] | null;
-                        /** @description Names. A single object (IVMS101 JSON) is accepted too. */
-                        name: {
-                            localNameIdentifier?: {
-                                /**
-                                 * @description Nature of the name; read as LEGL when absent.
-                                 * @enum {string}
-                                 */
-                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
-                                /** @description Family name, or the full name where names are not split. */
-                                primaryIdentifier: string;
-                                /** @description Given names. */
-                                secondaryIdentifier?: string;
-                            }[];
-                            nameIdentifier: {
-                                /**
-                                 * @description Nature of the name; read as LEGL when absent.
-                                 * @enum {string}
-                                 */
-                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
-                                /** @description Family name, or the full name where names are not split. */
-                                primaryIdentifier: string;
-                                /** @description Given names. */
-                                secondaryIdentifier?: string;
-                            }[];
-                            phoneticNameIdentifier?: {
-                                /**
-                                 * @description Nature of the name; read as LEGL when absent.
-                                 * @enum {string}
-                                 */
-                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
-                                /** @description Family name, or the full name where names are not split. */
-                                primaryIdentifier: string;
-                                /** @description Given names. */
-                                secondaryIdentifier?: string;
-                            }[];
-                        }[];
-                        /** @description National identification. */
-                        nationalIdentification?: {
-                            /** @description Issuing country. */
-                            countryOfIssue?: string;
-                            /**
-                             * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
-                             * @enum {string}
-                             */
-                            nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
-                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
-                            nationalIdentifier: string;
-                            /** @description GLEIF registration authority code. */
-                            registrationAuthority?: string;
-                        };
-                    };
-                } | {
+                originatorPersons: {
+                    /** @description This person's account numbers (IVMS101.2023's place for them). */
+                    accountNumber?: string[];
                     /** @description A legal person. An originator needs geographicAddress, customerIdentification or nationalIdentification. */
-                    legalPerson: {
+                    legalPerson?: {
                         /** @description Country of registration. */
                         countryOfRegistration?: string;
-                        /** @description Customer number. Also accepted as `customerNumber` (not both). */
+                        /** @description Customer number (IVMS101 2020: `customerNumber`). */
                         customerIdentification?: string;
                         geographicAddress?: {
                             addressLine?: string[];
@@ -5512,15 +5936,15 @@ export interface components {
                             districtName?: string;
                             floor?: string;
                             postBox?: string;
-                            /** @description Also accepted as `postcode` (not both). */
+                            /** @description Post code (IVMS101: `postcode`). */
                             postCode?: string;
                             room?: string;
                             streetName?: string;
                             subDepartment?: string;
                             townLocationName?: string;
                             townName?: string;
-                        }[] | null;
-                        /** @description Names. A single object (IVMS101 JSON) is accepted too. */
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
                         name: {
                             localNameIdentifier?: {
                                 /** @description Name of the legal person. */
@@ -5555,7 +5979,7 @@ export interface components {
                             /** @description Issuing country. */
                             countryOfIssue?: string;
                             /**
-                             * @description Type of identifier. Also accepted as `nationalIdentifierType` (not both).
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
                              * @enum {string}
                              */
                             nationalIdentificationType: "RAID" | "MISC" | "LEIX" | "TXID";
@@ -5565,7 +5989,282 @@ export interface components {
                             registrationAuthority?: string;
                         };
                     };
-                })[];
+                    /** @description A natural person. An originator needs geographicAddress, customerIdentification, nationalIdentification or dateAndPlaceOfBirth. */
+                    naturalPerson?: {
+                        /** @description Country of residence. */
+                        countryOfResidence?: string;
+                        /** @description The VASP's customer number (also accepted as `customerNumber`). */
+                        customerIdentification?: string;
+                        /** @description Date and place of birth. */
+                        dateAndPlaceOfBirth?: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD, in the past.
+                             */
+                            dateOfBirth: string;
+                            placeOfBirth: string;
+                        };
+                        geographicAddress?: {
+                            addressLine?: string[];
+                            /**
+                             * @description HOME, BIZZ (business) or GEOG (geographic).
+                             * @enum {string}
+                             */
+                            addressType: "HOME" | "BIZZ" | "GEOG";
+                            buildingName?: string;
+                            buildingNumber?: string;
+                            /** @description Country of the address. */
+                            country: string;
+                            countrySubDivision?: string;
+                            department?: string;
+                            districtName?: string;
+                            floor?: string;
+                            postBox?: string;
+                            /** @description Post code (IVMS101: `postcode`). */
+                            postCode?: string;
+                            room?: string;
+                            streetName?: string;
+                            subDepartment?: string;
+                            townLocationName?: string;
+                            townName?: string;
+                        }[];
+                        /** @description Names (IVMS101: one object; either is accepted). */
+                        name: {
+                            localNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            nameIdentifier: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                            phoneticNameIdentifier?: {
+                                /**
+                                 * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                /** @description Family name, or the full name where names are not split. */
+                                primaryIdentifier: string;
+                                /** @description Given names. */
+                                secondaryIdentifier?: string;
+                            }[];
+                        }[];
+                        /** @description National identification. */
+                        nationalIdentification?: {
+                            /** @description Issuing country. */
+                            countryOfIssue?: string;
+                            /**
+                             * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                             * @enum {string}
+                             */
+                            nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
+                            /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                            nationalIdentifier: string;
+                            /** @description GLEIF registration authority code. */
+                            registrationAuthority?: string;
+                        };
+                    };
+                }[];
+            };
+            /** @description About the message itself. */
+            payloadMetadata?: {
+                /**
+                 * @description IVMS101 version of the payload: `101` (2020) or `101.2023`.
+                 * @enum {string}
+                 */
+                payloadVersion?: "101" | "101.2023";
+                /** @description Scripts transliterated to Latin in this message. */
+                transliterationMethod?: ("arab" | "aran" | "armn" | "cyrl" | "deva" | "geor" | "grek" | "hani" | "hebr" | "kana" | "kore" | "thai" | "othr")[];
+            };
+            /** @description The intermediary VASPs, in the order of their sequence. */
+            transferPath?: {
+                transferPath: {
+                    /** @description Exactly one of naturalPerson and legalPerson. */
+                    intermediaryVASP: {
+                        /** @description A legal person. An originator needs geographicAddress, customerIdentification or nationalIdentification. */
+                        legalPerson?: {
+                            /** @description Country of registration. */
+                            countryOfRegistration?: string;
+                            /** @description Customer number (IVMS101 2020: `customerNumber`). */
+                            customerIdentification?: string;
+                            geographicAddress?: {
+                                addressLine?: string[];
+                                /**
+                                 * @description HOME, BIZZ (business) or GEOG (geographic).
+                                 * @enum {string}
+                                 */
+                                addressType: "HOME" | "BIZZ" | "GEOG";
+                                buildingName?: string;
+                                buildingNumber?: string;
+                                /** @description Country of the address. */
+                                country: string;
+                                countrySubDivision?: string;
+                                department?: string;
+                                districtName?: string;
+                                floor?: string;
+                                postBox?: string;
+                                /** @description Post code (IVMS101: `postcode`). */
+                                postCode?: string;
+                                room?: string;
+                                streetName?: string;
+                                subDepartment?: string;
+                                townLocationName?: string;
+                                townName?: string;
+                            }[];
+                            /** @description Names (IVMS101: one object; either is accepted). */
+                            name: {
+                                localNameIdentifier?: {
+                                    /** @description Name of the legal person. */
+                                    legalPersonName: string;
+                                    /**
+                                     * @description Nature of the name; read as LEGL when absent.
+                                     * @enum {string}
+                                     */
+                                    legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                                }[];
+                                nameIdentifier: {
+                                    /** @description Name of the legal person. */
+                                    legalPersonName: string;
+                                    /**
+                                     * @description Nature of the name; read as LEGL when absent.
+                                     * @enum {string}
+                                     */
+                                    legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                                }[];
+                                phoneticNameIdentifier?: {
+                                    /** @description Name of the legal person. */
+                                    legalPersonName: string;
+                                    /**
+                                     * @description Nature of the name; read as LEGL when absent.
+                                     * @enum {string}
+                                     */
+                                    legalPersonNameIdentifierType?: "LEGL" | "SHRT" | "TRAD";
+                                }[];
+                            }[];
+                            /** @description National identification of a legal person: no countryOfIssue; a registrationAuthority unless the type is LEIX, and none when it is. */
+                            nationalIdentification?: {
+                                /** @description Issuing country. */
+                                countryOfIssue?: string;
+                                /**
+                                 * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nationalIdentificationType: "RAID" | "MISC" | "LEIX" | "TXID";
+                                /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                                nationalIdentifier: string;
+                                /** @description GLEIF registration authority code. */
+                                registrationAuthority?: string;
+                            };
+                        };
+                        /** @description A natural person. An originator needs geographicAddress, customerIdentification, nationalIdentification or dateAndPlaceOfBirth. */
+                        naturalPerson?: {
+                            /** @description Country of residence. */
+                            countryOfResidence?: string;
+                            /** @description The VASP's customer number (also accepted as `customerNumber`). */
+                            customerIdentification?: string;
+                            /** @description Date and place of birth. */
+                            dateAndPlaceOfBirth?: {
+                                /**
+                                 * Format: date
+                                 * @description YYYY-MM-DD, in the past.
+                                 */
+                                dateOfBirth: string;
+                                placeOfBirth: string;
+                            };
+                            geographicAddress?: {
+                                addressLine?: string[];
+                                /**
+                                 * @description HOME, BIZZ (business) or GEOG (geographic).
+                                 * @enum {string}
+                                 */
+                                addressType: "HOME" | "BIZZ" | "GEOG";
+                                buildingName?: string;
+                                buildingNumber?: string;
+                                /** @description Country of the address. */
+                                country: string;
+                                countrySubDivision?: string;
+                                department?: string;
+                                districtName?: string;
+                                floor?: string;
+                                postBox?: string;
+                                /** @description Post code (IVMS101: `postcode`). */
+                                postCode?: string;
+                                room?: string;
+                                streetName?: string;
+                                subDepartment?: string;
+                                townLocationName?: string;
+                                townName?: string;
+                            }[];
+                            /** @description Names (IVMS101: one object; either is accepted). */
+                            name: {
+                                localNameIdentifier?: {
+                                    /**
+                                     * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                     * @enum {string}
+                                     */
+                                    nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                    /** @description Family name, or the full name where names are not split. */
+                                    primaryIdentifier: string;
+                                    /** @description Given names. */
+                                    secondaryIdentifier?: string;
+                                }[];
+                                nameIdentifier: {
+                                    /**
+                                     * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                     * @enum {string}
+                                     */
+                                    nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                    /** @description Family name, or the full name where names are not split. */
+                                    primaryIdentifier: string;
+                                    /** @description Given names. */
+                                    secondaryIdentifier?: string;
+                                }[];
+                                phoneticNameIdentifier?: {
+                                    /**
+                                     * @description Nature of the name; read as LEGL when absent (IVMS101.2023: `naturalPersonNameIdentifierType`).
+                                     * @enum {string}
+                                     */
+                                    nameIdentifierType?: "LEGL" | "ALIA" | "BIRT" | "MAID" | "MISC";
+                                    /** @description Family name, or the full name where names are not split. */
+                                    primaryIdentifier: string;
+                                    /** @description Given names. */
+                                    secondaryIdentifier?: string;
+                                }[];
+                            }[];
+                            /** @description National identification. */
+                            nationalIdentification?: {
+                                /** @description Issuing country. */
+                                countryOfIssue?: string;
+                                /**
+                                 * @description Type of identifier (IVMS101: `nationalIdentifierType`).
+                                 * @enum {string}
+                                 */
+                                nationalIdentificationType: "ARNU" | "CCPT" | "RAID" | "DRLC" | "FIIN" | "TXID" | "SOCS" | "IDCD" | "LEIX" | "MISC";
+                                /** @description The identifier; a valid ISO 17442 LEI when the type is LEIX. */
+                                nationalIdentifier: string;
+                                /** @description GLEIF registration authority code. */
+                                registrationAuthority?: string;
+                            };
+                        };
+                    };
+                    /** @description Place in the chain, from 0. */
+                    sequence: number;
+                }[];
             };
         };
         PingWebhook: {

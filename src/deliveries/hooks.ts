@@ -3,11 +3,15 @@
  * meet only here: personal data to attach at send time, and the state change a delivery causes.
  */
 import type { Queryable } from '../db/database.js';
+import type { Ivms101Message } from '../ivms101/message.js';
 import type { OutboxMessage } from './events.js';
 
 export interface DeliveryHooks {
-  /** The transaction's `pii` exactly as submitted (decrypted from the sealed copy). */
-  readPii(transactionRef: string): Promise<{ originator: unknown; beneficiary: unknown }>;
+  /**
+   * The transaction's personal data (decrypted from the sealed copy): the canonical IVMS101
+   * message (SPEC §18), which the sender writes in the recipient's version.
+   */
+  readPii(transactionRef: string): Promise<Ivms101Message>;
   /** The transaction's decline or cancel reason as its webhook shows it (opened from the sealed copy). */
   readReason(transactionRef: string): Promise<unknown>;
   /**

@@ -9,6 +9,7 @@
  */
 
 import { encryptForParticipant } from '../crypto/jwe.js';
+import { type Ivms101Version, render } from '../ivms101/message.js';
 import { bodyFieldOrder, WEBHOOK_EVENTS, type WebhookEvent, type WebhookMessage } from './events.js';
 import type { DeliveryHooks } from './hooks.js';
 import { checkWebhookTarget } from './ssrf.js';
@@ -18,13 +19,17 @@ export interface RecipientSource {
   /** The organization's current endpoint and key; undefined when it does not exist. */
   recipient(
     organizationId: string,
-  ): Promise<{ travelEndpoint: string | null; publicKey: string | null } | undefined>;
+  ): Promise<
+    { travelEndpoint: string | null; publicKey: string | null; ivms101Version: Ivms101Version } | undefined
+  >;
   webhookSecrets(organizationId: string): Promise<string[]>;
 }
 
 interface Recipient {
   travelEndpoint: string | null;
   publicKey: string | null;
+  /** The IVMS101 version it receives personal data in (SPEC §18). */
+  ivms101Version: Ivms101Version;
   secrets: string[];
 }
 
@@ -87,12 +92,13 @@ export class WebhookPreparer {
         if (!recipient.publicKey) {
           return { ok: false, error: `organization has no publicKey for ${m.payload.protocol} data` };
         }
-        const pii = await this.hooks.readPii(requireRef(m.transactionRef));
+        const pii = render(await this.hooks.readPii(requireRef(m.transactionRef)), recipient.ivms101Version);
         const data = m.payload.ivms101_data;
         const encryptedPii = await encryptForParticipant(recipient.publicKey, pii);
         body = { ...body, ivms101_data: { ...data, encryptedPii } };
       } else if (addition === 'ivms101Data') {
-        body = { ...body, ivms101Data: await this.hooks.readPii(requireRef(m.transactionRef)) };
+        const pii = await this.hooks.readPii(requireRef(m.transactionRef));
+        body = { ...body, ivms101Data: render(pii, recipient.ivms101Version) };
       } else if (addition === 'reason') {
         const reason = await this.hooks.readReason(requireRef(m.transactionRef));
         if (reason !== undefined) body = { ...body, reason };
@@ -109,7 +115,12 @@ export class WebhookPreparer {
       const r = await this.directory.recipient(organizationId);
       if (!r) return undefined;
       const secrets = r.travelEndpoint ? await this.directory.webhookSecrets(organizationId) : [];
-      return { travelEndpoint: r.travelEndpoint, publicKey: r.publicKey, secrets };
+      return {
+        travelEndpoint: r.travelEndpoint,
+        publicKey: r.publicKey,
+        ivms101Version: r.ivms101Version,
+        secrets,
+      };
     })();
     memo?.set(organizationId, reading);
     return reading;

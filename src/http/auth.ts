@@ -32,6 +32,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A route anyone may call without a key (rate-limited per client address instead). */
     public?: boolean;
+    /**
+     * A route that changes nothing and reveals nothing of anyone's data, open to every key: an
+     * organization's of either scope, and an operator's.
+     */
+    anyKey?: boolean;
   }
 }
 
@@ -121,6 +126,10 @@ export function registerAuth(
     const auth = await identify(request.headers['x-api-key']);
     if (!auth) throw fail(request);
     const adminRoute = path === '/v1/admin' || path.startsWith('/v1/admin/') || path.startsWith('/v1/admin?');
+    if (request.routeOptions.config?.anyKey) {
+      request.auth = auth;
+      return;
+    }
     if (auth.kind === 'operator' && !adminRoute) {
       throw new AppError('FORBIDDEN', 'The operator key is accepted only on /v1/admin routes.');
     }

@@ -48,19 +48,30 @@ export function problemOf(err: AppError, instance?: string): ProblemBody {
     ...(instance ? { instance: capped(instance) } : {}),
   };
   if (err.errors === undefined) return body;
-  // Listed while the answer stays within MAX_ANSWER_BYTES (texts escaped as JSON may take up to
-  // six bytes a character, so the count alone does not bound the size).
-  let room = MAX_ANSWER_BYTES - Buffer.byteLength(JSON.stringify(body)) - 64;
+  const listed = fitProblems(err.errors, MAX_ANSWER_BYTES - Buffer.byteLength(JSON.stringify(body)) - 64);
+  body.errors = listed.errors;
+  if (listed.truncated) body.truncated = true;
+  return body;
+}
+
+/**
+ * At most MAX_PROBLEMS problems, with their texts capped, while they take at most `room` bytes as
+ * JSON (texts escaped as JSON may take up to six bytes a character, so the count alone does not
+ * bound the size).
+ */
+export function fitProblems(
+  all: readonly FieldProblem[],
+  room: number,
+): { errors: FieldProblem[]; truncated: boolean } {
   const errors: FieldProblem[] = [];
-  for (const p of err.errors) {
+  let left = room;
+  for (const p of all) {
     const problem = { path: capped(p.path), message: capped(p.message) };
-    room -= Buffer.byteLength(JSON.stringify(problem)) + 1;
-    if (errors.length === MAX_PROBLEMS || room < 0) break;
+    left -= Buffer.byteLength(JSON.stringify(problem)) + 1;
+    if (errors.length === MAX_PROBLEMS || left < 0) break;
     errors.push(problem);
   }
-  body.errors = errors;
-  if (errors.length < err.errors.length) body.truncated = true;
-  return body;
+  return { errors, truncated: errors.length < all.length };
 }
 
 export function sendProblem(reply: FastifyReply, err: AppError) {

@@ -7,7 +7,7 @@ import { isObject } from './check.js';
 import { type Ivms101Version, normalise } from './normalise.js';
 import { validateCanonical } from './validate.js';
 
-export type { Ivms101Version } from './normalise.js';
+export { type Ivms101Version, normalise } from './normalise.js';
 export { type Ivms101Style, render } from './versions.js';
 
 export type Ivms101Message = Record<string, unknown>;

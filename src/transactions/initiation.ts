@@ -13,7 +13,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { email, type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import type { Outbox } from '../deliveries/outbox.js';
-import type { Organization } from '../directory/schemas.js';
+import type { OrganizationDetail } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError } from '../http/errors.js';
 import { type Idempotency, type IdempotencyKey, isRememberedRefusal } from '../idempotency/index.js';
@@ -22,8 +22,8 @@ import type { InitiateRequest, InitiateResponse } from './schemas.js';
 
 /** How initiation finds organizations: in the command's transaction, or through a cache. */
 export interface OrgLookups {
-  byId(id: string): Promise<Organization | undefined>;
-  byDid(did: string): Promise<Organization | undefined>;
+  byId(id: string): Promise<OrganizationDetail | undefined>;
+  byDid(did: string): Promise<OrganizationDetail | undefined>;
 }
 
 /** Where an outbound TRP transfer's inquiry goes (SPEC §16): the decoded, checked travel address. */

@@ -8,6 +8,14 @@ import type { Database, Queryable } from '../db/database.js';
 import { deliverySummaries, NOT_APPLICABLE, type Summary } from '../deliveries/summary.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { AppError, notFound } from '../http/errors.js';
+import {
+  type Ivms101Message,
+  type Ivms101Version,
+  normalise,
+  render,
+  withVasps,
+} from '../ivms101/message.js';
+import type { OrgLookups } from './initiation.js';
 import { asParty, lockAsParty } from './party.js';
 import { type DeclineReason, openReason } from './reasons.js';
 import type { ListQuery, Transaction, TransactionSummary, TrpTransferInfo } from './schemas.js';
@@ -19,6 +27,7 @@ export class TransactionReads {
   constructor(
     private readonly db: Database,
     private readonly masterKey: Buffer,
+    private readonly orgs: OrgLookups,
   ) {}
 
   async get(orgId: string, ref: string): Promise<Transaction> {
@@ -60,9 +69,17 @@ export class TransactionReads {
     };
   }
 
-  /** The personal data, for parties entitled to it; every read is audited (SPEC §6). */
-  async readPiiAsParty(orgId: string, ref: string): Promise<{ transactionRef: string; pii: object }> {
-    return this.db.transaction(async (tx) => {
+  /**
+   * The personal data, for parties entitled to it, in `version` or else the caller's own IVMS101
+   * version (SPEC §18); every read is audited (SPEC §6).
+   */
+  async readPiiAsParty(
+    orgId: string,
+    ref: string,
+    version?: Ivms101Version,
+  ): Promise<{ transactionRef: string; pii: object }> {
+    const wanted = version ?? (await this.orgs.byId(orgId))?.ivms101Version ?? '2020';
+    const read = await this.db.transaction(async (tx) => {
       const t = await lockAsParty(tx, orgId, ref);
       // The beneficiary, once the data has reached it: CONFIRMED or later (a transfer cancelled after
       // it was confirmed included); an inbound TRP transfer's data came with the inquiry, to be
@@ -84,17 +101,47 @@ export class TransactionReads {
         action: 'transaction.pii_read',
         subjectType: 'transaction',
         subjectId: t.ref,
-        details: { role: orgId === t.originatorId ? 'originator' : 'beneficiary' },
+        details: {
+          role: orgId === t.originatorId ? 'originator' : 'beneficiary',
+          ivms101Version: wanted,
+        },
       });
       // The stored ref, not the one in the path: a UUID matches in either case, but the sealed
       // data is bound to the ref exactly as it was issued (lower case).
-      return { transactionRef: t.ref, pii: (await this.decryptPii(tx, t.ref)) as object };
+      return { t, stored: await this.decryptPii(tx, t.ref) };
     });
+    // Outside the transaction: the directory look-ups use connections of their own.
+    return { transactionRef: read.t.ref, pii: render(await this.canonicalPii(read.t, read.stored), wanted) };
   }
 
-  /** For the delivery worker's prepare stage (BASIC `received`, MAIN `confirmed-data`). */
-  async readPii(ref: string): Promise<{ originator: unknown; beneficiary: unknown }> {
-    return (await this.decryptPii(this.db, ref)) as { originator: unknown; beneficiary: unknown };
+  /**
+   * For the delivery worker's prepare stage (BASIC and TRP `received`, MAIN `confirmed-data`, TRP
+   * inquiries): the canonical message, written in the recipient's version by the caller.
+   */
+  async readPii(ref: string): Promise<Ivms101Message> {
+    const t = await store.findTransaction(this.db, ref);
+    if (!t) throw notFound('The transaction');
+    return this.canonicalPii(t, await this.decryptPii(this.db, t.ref));
+  }
+
+  /**
+   * The stored message in canonical form (data stored before SPEC §18 as submitted, normalised
+   * now), with the parties' VASPs filled in from the directory where the sender left them out:
+   * here rather than at initiation, so that a NOTIFY transaction's beneficiary that joins later
+   * is filled in too.
+   */
+  private async canonicalPii(t: store.TransactionRecord, sealedCopy: unknown): Promise<Ivms101Message> {
+    const stored = normalise(sealedCopy).message as Ivms101Message;
+    if (stored.originatingVASP !== undefined && stored.beneficiaryVASP !== undefined) return stored;
+    const [originating, beneficiary] = await Promise.all([
+      t.originatorId === null || stored.originatingVASP !== undefined
+        ? undefined
+        : this.orgs.byId(t.originatorId),
+      t.beneficiaryId === null || stored.beneficiaryVASP !== undefined
+        ? undefined
+        : this.orgs.byId(t.beneficiaryId),
+    ]);
+    return withVasps(stored, { originating, beneficiary });
   }
 
   /** For the worker's prepare stage: the decline (or cancel) reason, opened from its sealed copy. */

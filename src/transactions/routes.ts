@@ -19,6 +19,7 @@ import {
   InitiateRequest,
   InitiateResponse,
   ListQuery,
+  PiiQuery,
   PiiResponse,
   RefParams,
   Transaction,
@@ -58,9 +59,10 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
     async (request) => {
       const orgId = orgOf(request);
       const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
-      const all = validateInitiation(request.body, assets, schemaProblems);
-      if (all.length > 0) throw validationFailed(all);
-      return transactions.initiate(orgId, request.body, idempotency(request));
+      const checked = validateInitiation(request.body, assets, schemaProblems);
+      if (checked.problems.length > 0) throw validationFailed(checked.problems);
+      // The personal data goes on in canonical form (SPEC §18), whatever dialect it came in.
+      return transactions.initiate(orgId, { ...request.body, pii: checked.pii }, idempotency(request));
     },
   );
 
@@ -183,10 +185,15 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
         tags,
         summary:
           'The personal data (originator: always; beneficiary: once CONFIRMED). Every read is audited.',
+        description:
+          'The whole IVMS101 message, in the caller’s `ivms101Version` (`2020` unless the organization ' +
+          'chose `2023`), or in the `version` asked for.',
         params: RefParams,
+        querystring: PiiQuery,
         response: { 200: PiiResponse, ...problems(400, 403, 404) },
       },
     },
-    (request) => transactions.readPiiAsParty(orgOf(request), request.params.transactionRef),
+    (request) =>
+      transactions.readPiiAsParty(orgOf(request), request.params.transactionRef, request.query.version),
   );
 }

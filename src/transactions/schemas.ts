@@ -236,13 +236,28 @@ export type ListQuery = Static<typeof ListQuery>;
 
 export const RefParams = Type.Object({ transactionRef: Ref }, { additionalProperties: false });
 
+export const PiiQuery = Type.Object(
+  {
+    version: Type.Optional(
+      Type.Enum(['2020', '2023'], {
+        description:
+          'The IVMS101 version to write the data in; the caller’s own `ivms101Version` when absent.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const PiiResponse = Type.Object({
   transactionRef: Ref,
   pii: Type.Object(
     {},
     {
       additionalProperties: true,
-      description: 'IVMS101 personal data as submitted.',
+      description:
+        'The IVMS101 message: originator, beneficiary, both VASPs (filled in from the directory when ' +
+        'the sender left them out), and the transfer path and metadata when given; in IVMS101 2020 (the ' +
+        'schema shown) or IVMS101.2023.',
       [DOCUMENTED_AS]: 'Pii',
     },
   ),

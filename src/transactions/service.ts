@@ -48,7 +48,7 @@ export class TransactionService implements DeliveryHooks {
     this.commands = new TransactionCommands(this.idempotency, masterKey);
     this.lifecycle = new Lifecycle(this.idempotency, masterKey);
     this.trpMoves = new TrpMoves(this.idempotency, masterKey);
-    this.reads = new TransactionReads(db, masterKey);
+    this.reads = new TransactionReads(db, masterKey, lookups);
   }
 
   /** The Idempotency-Key fingerprint of a request (route and body). */

@@ -6,19 +6,27 @@
  * skipped, so each problem is reported once.
  */
 import type { FieldProblem } from '../http/errors.js';
-import { validatePii } from '../ivms101/message.js';
+import { type Ivms101Message, readIvms101 } from '../ivms101/message.js';
 import { isDid, isEmail } from '../text/formats.js';
 import { validateAssetAndAmount } from './amount.js';
 import type { AssetTable } from './assets.js';
 
 type Body = Record<string, unknown>;
 
+export interface CheckedInitiation {
+  /** Every problem, the schema's first; empty when the request is valid. */
+  problems: FieldProblem[];
+  /** `pii` in canonical form (SPEC §18), as the hub keeps it. */
+  pii: Ivms101Message;
+}
+
 export function validateInitiation(
   body: unknown,
   assets: AssetTable,
   schemaProblems: FieldProblem[],
-): FieldProblem[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return schemaProblems;
+): CheckedInitiation {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { problems: schemaProblems, pii: {} };
   const b = body as Body;
   const found: FieldProblem[] = [];
   const protocol = b.protocol;
@@ -65,12 +73,15 @@ export function validateInitiation(
       assets,
     ),
   );
+  let pii: Ivms101Message = {};
   if (typeof b.pii === 'object' && b.pii !== null && !Array.isArray(b.pii)) {
-    for (const problem of validatePii(b.pii)) found.push(problem);
+    const read = readIvms101(b.pii);
+    for (const problem of read.problems) found.push(problem);
+    pii = read.message;
   }
 
   const reported = new Set(schemaProblems.map((p) => p.path));
-  return [...schemaProblems, ...found.filter((p) => !reported.has(p.path))];
+  return { problems: [...schemaProblems, ...found.filter((p) => !reported.has(p.path))], pii };
 }
 
 /**

@@ -18,7 +18,7 @@ import { enqueue, type Outbox } from '../deliveries/outbox.js';
 import { targetProblem } from '../deliveries/ssrf.js';
 import { findOrganization } from '../directory/store.js';
 import { AppError, validationFailed } from '../http/errors.js';
-import { validatePii } from '../ivms101/message.js';
+import { readIvms101 } from '../ivms101/message.js';
 import { type AssetTable, assetOfTrp } from '../transactions/assets.js';
 import { insertInitiations } from '../transactions/initiation-store.js';
 import type { InitiateRequest } from '../transactions/schemas.js';
@@ -146,8 +146,10 @@ export class TrpBridge {
     if (asset === undefined) problems.push({ path: '/asset', message: 'is not an asset this hub knows' });
     const amount = decimals === undefined ? undefined : parseTrpAmount(inquiry.amount, decimals);
     if (amount && !amount.ok) problems.push({ path: '/amount', message: amount.message });
-    const pii = { originator: inquiry.IVMS101.originator, beneficiary: inquiry.IVMS101.beneficiary };
-    problems.push(...validatePii(pii, '/IVMS101'));
+    // Whatever dialect the peer writes (SPEC §18): kept in canonical form like a member's data.
+    const ivms101 = readIvms101(inquiry.IVMS101, '/IVMS101');
+    problems.push(...ivms101.problems);
+    const pii = ivms101.message;
     const callback = new URL(inquiry.callback);
     const callbackProblem = targetProblem(callback, this.o.allowPrivate);
     if (callbackProblem) problems.push({ path: '/callback', message: callbackProblem });

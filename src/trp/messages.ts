@@ -68,7 +68,6 @@ const ivms101Members = {
   transferPath: Type.Optional(Members),
   payloadMetadata: Type.Optional(Members),
 };
-export const TrpIvms101 = Type.Object(ivms101Members);
 
 export const TrpInquiry = Type.Object({
   asset: TrpAsset,
@@ -76,7 +75,8 @@ export const TrpInquiry = Type.Object({
     description: 'A digit string in the smallest unit, or (TRISA, Envoy) a JSON number in whole units.',
   }),
   callback: Url,
-  IVMS101: TrpIvms101,
+  // Any IVMS101 dialect (SPEC §18): the IVMS101 module normalises and checks what is inside.
+  IVMS101: Members,
   extensions: Type.Optional(Members),
 });
 export type TrpInquiry = Static<typeof TrpInquiry>;

@@ -19,7 +19,7 @@ import type { DeliveryHooks } from '../deliveries/hooks.js';
 import { describeError, SEND_TIMEOUT_MS } from '../deliveries/sender.js';
 import { checkWebhookTarget, guardedLookup } from '../deliveries/ssrf.js';
 import type { SendResult, TrpSender } from '../deliveries/types.js';
-import { findOrganization } from '../directory/store.js';
+import { render } from '../ivms101/message.js';
 import type { AssetTable } from '../transactions/assets.js';
 import * as transactions from '../transactions/store.js';
 import { toSmallestUnits } from './amount.js';
@@ -137,18 +137,14 @@ export class TrpPeerSender implements TrpSender {
         if (info?.dti === undefined && info?.slip0044 === undefined) {
           return { ok: false, error: `${t.asset} has no TRP identifier in the asset table` };
         }
-        const originator =
-          t.originatorId === null ? undefined : await findOrganization(this.o.db, t.originatorId);
-        const pii = await this.o.hooks.readPii(ref);
+        // IVMS101 2020 with the standard's names, as TRP peers' tooling reads it (SPEC §18); the
+        // member's own VASP entry is filled in from the directory unless its customer data named one.
+        const pii = render(await this.o.hooks.readPii(ref), 'trp');
         const body: TrpInquiryOut = {
           asset: info.dti !== undefined ? { dti: info.dti } : { slip0044: info.slip0044! },
           amount: toSmallestUnits(t.amount, info.decimals),
           callback: callbacks.url('resolutions', ref),
-          IVMS101: {
-            originator: pii.originator as Record<string, unknown>,
-            beneficiary: pii.beneficiary as Record<string, unknown>,
-            ...(originator ? { originatingVASP: originatingVasp(originator.name) } : {}),
-          },
+          IVMS101: pii as TrpInquiryOut['IVMS101'],
         };
         return { ok: true, request: { url: transfer.inquiryUrl, method: 'POST', requestIdentifier, body } };
       }
@@ -229,17 +225,6 @@ export type PeerAnswer = TrpResolutionResult | { kind: 'refused'; status: number
 /** A 4xx that will not change on a retry (not a timeout, a conflict of timing or a rate limit). */
 function isRefusal(status: number): boolean {
   return status >= 400 && status < 500 && ![408, 409, 425, 429].includes(status);
-}
-
-/** IVMS101's originatingVASP: the member, as a legal person by its name. */
-function originatingVasp(name: string) {
-  return {
-    originatingVASP: {
-      legalPerson: {
-        name: { nameIdentifier: [{ legalPersonName: name, legalPersonNameIdentifierType: 'LEGL' }] },
-      },
-    },
-  };
 }
 
 /** A rejection's text: the member's decline description, or why the transfer ended undecided. */

@@ -8,7 +8,14 @@ import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { purgeIdempotent } from '../../src/idempotency/store.js';
 import { openReason } from '../../src/transactions/reasons.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
-import { basicRequest, type Json, mainRequest, notifyRequest, uniqueName } from '../support/requests.js';
+import {
+  asDelivered,
+  basicRequest,
+  type Json,
+  mainRequest,
+  notifyRequest,
+  uniqueName,
+} from '../support/requests.js';
 
 const stableJson = configure({ deterministic: true, strict: true });
 
@@ -329,7 +336,7 @@ eachBackend(
       const pii = await hub().request('GET', `/v1/transactions/${upper}/pii`, { key: originator.apiKey });
       assert.equal(pii.status, 200, pii.text);
       assert.equal(pii.body.transactionRef, ref);
-      assert.deepEqual(pii.body.pii, body.pii);
+      assert.deepEqual(pii.body.pii, asDelivered(body.pii, originator, beneficiary));
 
       const cursor = (at: unknown, id: unknown) =>
         Buffer.from(JSON.stringify([at, id])).toString('base64url');
@@ -808,7 +815,10 @@ eachBackend(
       });
       for (const [i, ref] of refs.entries()) {
         const mine = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: originator.apiKey });
-        assert.deepEqual(mine.body, { transactionRef: ref, pii: bodies[i]!.pii });
+        assert.deepEqual(mine.body, {
+          transactionRef: ref,
+          pii: asDelivered(bodies[i]!.pii, originator, beneficiary),
+        });
       }
     });
 
@@ -842,7 +852,10 @@ eachBackend(
       const ref = (await initiate(body)).body.transactionRef;
       const mine = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: originator.apiKey });
       assert.equal(mine.status, 200);
-      assert.deepEqual(mine.body, { transactionRef: ref, pii: body.pii });
+      assert.deepEqual(mine.body, {
+        transactionRef: ref,
+        pii: asDelivered(body.pii, originator, beneficiary),
+      });
       assert.equal(mine.headers.get('cache-control'), 'no-store', 'no browser or proxy keeps a copy');
       const read = await hub().request('GET', `/v1/transactions/${ref}`, { key: originator.apiKey });
       assert.equal(read.headers.get('cache-control'), 'no-store');
@@ -859,14 +872,14 @@ eachBackend(
       await hub().acknowledgeReceived(ref);
       await post('confirm', originator.apiKey, { transactionRef: ref });
       const theirs = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: beneficiary.apiKey });
-      assert.deepEqual(theirs.body.pii, body.pii);
+      assert.deepEqual(theirs.body.pii, asDelivered(body.pii, originator, beneficiary));
       const audit = await hub().db.query(
         "SELECT actor, details FROM audit_events WHERE action = 'transaction.pii_read' AND subject_id = $1 ORDER BY id",
         [ref],
       );
       assert.deepEqual(audit, [
-        { actor: `org:${originator.id}`, details: { role: 'originator' } },
-        { actor: `org:${beneficiary.id}`, details: { role: 'beneficiary' } },
+        { actor: `org:${originator.id}`, details: { role: 'originator', ivms101Version: '2020' } },
+        { actor: `org:${beneficiary.id}`, details: { role: 'beneficiary', ivms101Version: '2020' } },
       ]);
     });
 

@@ -3,7 +3,7 @@ import { after, it } from 'node:test';
 import { decryptFromHub, generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
 import { eventually, Receiver, verified } from '../support/receiver.js';
-import { basicRequest, type Json, mainRequest, uniqueName } from '../support/requests.js';
+import { asDelivered, basicRequest, type Json, mainRequest, uniqueName } from '../support/requests.js';
 
 const receivers: Receiver[] = [];
 after(async () => {
@@ -96,7 +96,10 @@ eachBackend('webhook deliveries', (hub) => {
     const header = JSON.parse(Buffer.from(encryptedPii.split('.')[0], 'base64url').toString());
     assert.equal(header.alg, 'ECDH-ES+A256KW');
     assert.equal(header.enc, 'A256GCM');
-    assert.deepEqual(await decryptFromHub(p.beneficiaryPrivateKey, encryptedPii), body.pii);
+    assert.deepEqual(
+      await decryptFromHub(p.beneficiaryPrivateKey, encryptedPii),
+      asDelivered(body.pii, p.originator, p.beneficiary),
+    );
     await assert.rejects(decryptFromHub(generateParticipantKeyPair().privateKeyPem, encryptedPii));
     await eventually(async () => (await statusOf(p.beneficiary.apiKey, ref)) === 'CONFIRMED', 'CONFIRMED');
     const history = (await hub().request('GET', `/v1/transactions/${ref}`, { key: p.originator.apiKey })).body
@@ -257,7 +260,7 @@ eachBackend('webhook deliveries', (hub) => {
       status: 'CONFIRMED',
       originatorVASPdid: p.originator.vaspDid,
       beneficiaryVASPdid: p.beneficiary.vaspDid,
-      ivms101Data: body.pii,
+      ivms101Data: asDelivered(body.pii, p.originator, p.beneficiary),
     });
   });
 

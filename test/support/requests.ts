@@ -49,3 +49,21 @@ export function notifyRequest(beneficiaryVaspId: string, name = uniqueName()): J
     pii: piiWith(name, notifySample()),
   };
 }
+
+/**
+ * `pii` as a member with IVMS101 version 2020 receives it (SPEC §18): as sent in the interface
+ * document's shape, with the VASPs the hub fills in from the directory (each organization by its
+ * name, as a legal person).
+ */
+export function asDelivered(pii: Json, originator?: { name: string }, beneficiary?: { name: string }): Json {
+  const vasp = (name: string) => ({
+    legalPerson: {
+      name: [{ nameIdentifier: [{ legalPersonName: name, legalPersonNameIdentifierType: 'LEGL' }] }],
+    },
+  });
+  return {
+    ...pii,
+    ...(originator ? { originatingVASP: { originatingVASP: vasp(originator.name) } } : {}),
+    ...(beneficiary ? { beneficiaryVASP: { beneficiaryVASP: vasp(beneficiary.name) } } : {}),
+  };
+}

@@ -15,6 +15,7 @@ import { AnnounceContext, type Session, SessionContext, signIn, UpdateMeContext 
 import { ClaimPage } from './views/claim.js';
 import { CredentialsPage } from './views/credentials.js';
 import { DeliveryHealth } from './views/deliveries.js';
+import { Ivms101Check } from './views/ivms101-check.js';
 import {
   OperatorApplications,
   PendingApplicationsContext,
@@ -41,6 +42,7 @@ const ORG_NAV: NavItem[] = [
   { route: 'outbox', label: 'Outbox' },
   { route: 'travel-addresses', label: 'Travel addresses' },
   { route: 'deliveries', label: 'Delivery health' },
+  { route: 'ivms101', label: 'IVMS101 check' },
   { route: 'settings', label: 'Settings' },
 ];
 
@@ -50,6 +52,7 @@ const OPERATOR_NAV: NavItem[] = [
   { route: 'applications', label: 'Applications' },
   { route: 'operators', label: 'Operators' },
   { route: 'emails', label: 'E-mails' },
+  { route: 'ivms101', label: 'IVMS101 check' },
 ];
 
 /** The dashboard, or the public page of an e-mailed link (no session there, whatever the tab holds). */
@@ -221,6 +224,8 @@ function OrgRoutes({ route }: { route: string[] }) {
       return <TravelAddresses />;
     case 'deliveries':
       return <DeliveryHealth />;
+    case 'ivms101':
+      return <Ivms101Check />;
     case 'settings':
       return <Settings />;
     default:
@@ -241,6 +246,8 @@ function OperatorRoutes({ route }: { route: string[] }) {
       return <OperatorOperators />;
     case 'emails':
       return <OperatorEmails />;
+    case 'ivms101':
+      return <Ivms101Check />;
     default:
       return <NotFound />;
   }

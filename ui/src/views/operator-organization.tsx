@@ -57,6 +57,7 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
     contactEmail: org.contactEmail ?? '',
     publicKey: org.publicKey ?? '',
     organizationType: org.organizationType,
+    ivms101Version: org.ivms101Version,
   }));
   const { busy, error, run } = useAction();
   const problems = fieldErrors(error);
@@ -74,6 +75,7 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
     if ((form.publicKey.trim() || null) !== (org.publicKey?.trim() || null))
       body.publicKey = form.publicKey.trim() || null;
     if (form.organizationType !== org.organizationType) body.organizationType = form.organizationType;
+    if (form.ivms101Version !== org.ivms101Version) body.ivms101Version = form.ivms101Version;
     if (Object.keys(body).length === 0) {
       announce('Nothing changed.');
       return;
@@ -126,6 +128,20 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
           >
             <option value="unverified">unverified</option>
             <option value="verified">verified</option>
+          </select>
+        )}
+      </Field>
+      <Field id="edit-ivms101Version" label="IVMS101 version" hint="What it receives personal data in.">
+        {(aria) => (
+          <select
+            {...aria}
+            value={form.ivms101Version}
+            onChange={(e) =>
+              setForm({ ...form, ivms101Version: e.currentTarget.value as Organization['ivms101Version'] })
+            }
+          >
+            <option value="2020">2020</option>
+            <option value="2023">2023</option>
           </select>
         )}
       </Field>

@@ -55,6 +55,7 @@ const formOf = (me: Organization) => ({
   contactEmail: me.contactEmail ?? '',
   travelEndpoint: me.travelEndpoint ?? '',
   publicKey: me.publicKey ?? '',
+  ivms101Version: me.ivms101Version,
 });
 
 /** The fields that differ from the entry, trimmed; an emptied optional field becomes null. */
@@ -64,8 +65,10 @@ function changes(form: ReturnType<typeof formOf>, me: Organization) {
     contactEmail?: string | null;
     travelEndpoint?: string | null;
     publicKey?: string | null;
+    ivms101Version?: Organization['ivms101Version'];
   } = {};
   const optional = (v: string) => v.trim() || null;
+  if (form.ivms101Version !== me.ivms101Version) patch.ivms101Version = form.ivms101Version;
   if (form.name.trim() !== me.name) patch.name = form.name.trim();
   if (optional(form.contactEmail) !== me.contactEmail) patch.contactEmail = optional(form.contactEmail);
   if (optional(form.travelEndpoint) !== me.travelEndpoint)
@@ -191,6 +194,25 @@ function EntryForm() {
           />
         )}
       </Field>
+      <Field
+        id="ivms101-version"
+        label="IVMS101 version"
+        error={problems.ivms101Version}
+        hint="The version personal data reaches you in: confirmed-data, the received JWE and the personal data page. Senders may write either."
+      >
+        {(aria) => (
+          <select
+            {...aria}
+            value={form.ivms101Version}
+            onChange={(e) =>
+              setForm({ ...form, ivms101Version: e.currentTarget.value as Organization['ivms101Version'] })
+            }
+          >
+            <option value="2020">IVMS101 2020 (the hub’s interface shape)</option>
+            <option value="2023">IVMS101.2023</option>
+          </select>
+        )}
+      </Field>
       <FormError error={error} />
       {outcome ? <p class="note note-info">{outcome}</p> : null}
       <button type="submit" disabled={busy}>
@@ -218,6 +240,7 @@ function EntryFacts({ org }: { org: Organization }) {
           {org.travelEndpoint ? <span class="mono break">{org.travelEndpoint}</span> : none}
         </Fact>
         <Fact label="Public key">{org.publicKey ? <pre class="pem">{org.publicKey.trim()}</pre> : none}</Fact>
+        <Fact label="IVMS101 version">{org.ivms101Version}</Fact>
       </dl>
     </section>
   );
