@@ -3,53 +3,13 @@
 // identifier and account number; each organization's version; the check endpoint.
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
-import { decryptFromHub, generateParticipantKeyPair } from '../../src/crypto/jwe.js';
-import { eachBackend, type OrgFixture, type TestHub } from '../harness.js';
-import { DIALECTS } from '../support/dialects.js';
-import { eventually, Receiver, verified } from '../support/receiver.js';
+import { decryptFromHub } from '../../src/crypto/jwe.js';
+import { eachBackend } from '../harness.js';
+import { closeReceivers, DIALECTS, deliverConfirmed, identifying, members } from '../support/dialects.js';
+import { eventually, verified } from '../support/receiver.js';
 import { type Json, mainRequest, uniqueName } from '../support/requests.js';
 
-const receivers: Receiver[] = [];
-after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-/** Every string in a JSON value. */
-function strings(v: unknown): string[] {
-  if (typeof v === 'string') return [v];
-  if (Array.isArray(v)) return v.flatMap(strings);
-  if (v && typeof v === 'object') return Object.values(v).flatMap(strings);
-  return [];
-}
-
-/** The values that identify someone: names, identifiers, account numbers (not codes or ''). */
-const identifying = (pii: unknown) =>
-  strings(pii).filter((s) => s !== '' && !/^[A-Z_]*[A-Z]{4}$/.test(s) && !/^101(\.2023)?$/.test(s));
-
-interface Members {
-  receiver: Receiver;
-  originator: OrgFixture;
-  v2020: OrgFixture;
-  v2023: OrgFixture;
-  keys: { publicKeyPem: string; privateKeyPem: string };
-}
-
-async function members(hub: TestHub): Promise<Members> {
-  const receiver = await Receiver.start();
-  receivers.push(receiver);
-  const keys = generateParticipantKeyPair();
-  return {
-    receiver,
-    keys,
-    originator: await hub.createOrg({ travelEndpoint: `${receiver.url}/orig` }),
-    v2020: await hub.createOrg({ travelEndpoint: `${receiver.url}/v2020`, publicKey: keys.publicKeyPem }),
-    v2023: await hub.createOrg({
-      travelEndpoint: `${receiver.url}/v2023`,
-      publicKey: keys.publicKeyPem,
-      ivms101Version: '2023',
-    }),
-  };
-}
+after(closeReceivers);
 
 eachBackend('IVMS101 dialects', (hub) => {
   const initiate = (key: string, body: Json) =>
@@ -65,23 +25,7 @@ eachBackend('IVMS101 dialects', (hub) => {
         const name = uniqueName();
         const account = `0x${name.toLowerCase()}`;
         const pii = dialect.pii(name, account);
-        const res = await initiate(m.originator.apiKey, { ...mainRequest(member.vaspDid), pii });
-        assert.equal(res.status, 200, `${dialect.network}: ${res.text}`);
-        const ref = res.body.transactionRef as string;
-        await hub().acknowledgeReceived(ref);
-        const confirmed = await hub().request('POST', '/v1/transactions/confirm', {
-          key: m.originator.apiKey,
-          body: { transactionRef: ref },
-        });
-        assert.equal(confirmed.status, 200, confirmed.text);
-        const request = await eventually(
-          async () =>
-            m.receiver
-              .to(`${path}/v1/notify/confirmed-data`)
-              .find((r) => verified(r, member.webhookSecret).transactionRef === ref),
-          `confirmed-data for ${dialect.network}`,
-        );
-        const data = verified(request, member.webhookSecret).ivms101Data as Json;
+        const data = await deliverConfirmed(hub(), m, member, pii, dialect.network);
         const delivered = JSON.stringify(data);
         for (const s of identifying(pii))
           assert.ok(delivered.includes(JSON.stringify(s)), `${dialect.network}: ${s} lost`);

@@ -1,10 +1,17 @@
 /**
- * IVMS101 payloads written the way other networks write them (SPEC §18), with values of our own:
+ * IVMS101 payloads written the way other networks write them, and what the HTTP suites do with
+ * them (SPEC §18), with values of our own:
  * the shapes follow what each network's public test data and documentation show (see
  * test/fixtures/ivms101/README.md), the names, identifiers and addresses are made up here. Each
  * takes the originator's family name and an account number, so a test can look for them at the
  * receiving end.
  */
+import assert from 'node:assert/strict';
+import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
+import type { OrgFixture, TestHub } from '../harness.js';
+import { eventually, Receiver, verified } from './receiver.js';
+import { type Json, mainRequest } from './requests.js';
+
 export interface Dialect {
   /** Whose shape it follows. */
   network: string;
@@ -407,3 +414,80 @@ export const DIALECTS: Dialect[] = [
     }),
   },
 ];
+
+const receivers: Receiver[] = [];
+export async function closeReceivers(): Promise<void> {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+}
+
+/** Every string in a JSON value. */
+function strings(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.flatMap(strings);
+  if (v && typeof v === 'object') return Object.values(v).flatMap(strings);
+  return [];
+}
+
+/** The values that identify someone: names, identifiers, account numbers (not codes, '' or versions). */
+export const identifying = (pii: unknown) =>
+  strings(pii).filter((s) => s.trim() !== '' && !/^[A-Z_]*[A-Z]{4}$/.test(s) && !/^101(\.2023)?$/.test(s));
+
+/** An originator and two beneficiaries, one receiving IVMS101 2020 and one 2023, at paths of one receiver. */
+export interface Members {
+  receiver: Receiver;
+  originator: OrgFixture;
+  v2020: OrgFixture;
+  v2023: OrgFixture;
+  keys: { publicKeyPem: string; privateKeyPem: string };
+}
+
+export async function members(hub: TestHub): Promise<Members> {
+  const receiver = await Receiver.start();
+  receivers.push(receiver);
+  const keys = generateParticipantKeyPair();
+  return {
+    receiver,
+    keys,
+    originator: await hub.createOrg({ travelEndpoint: `${receiver.url}/orig` }),
+    v2020: await hub.createOrg({ travelEndpoint: `${receiver.url}/v2020`, publicKey: keys.publicKeyPem }),
+    v2023: await hub.createOrg({
+      travelEndpoint: `${receiver.url}/v2023`,
+      publicKey: keys.publicKeyPem,
+      ivms101Version: '2023',
+    }),
+  };
+}
+
+/**
+ * Initiates a MAIN transfer with `pii` to `member`, confirms it, and returns the `ivms101Data` of
+ * the `confirmed-data` webhook it receives (its signature verified as a participant would).
+ */
+export async function deliverConfirmed(
+  hub: TestHub,
+  m: Members,
+  member: OrgFixture,
+  pii: unknown,
+  what: string,
+): Promise<Json> {
+  const res = await hub.request('POST', '/v1/transactions/initiate', {
+    key: m.originator.apiKey,
+    body: { ...mainRequest(member.vaspDid), pii },
+  });
+  assert.equal(res.status, 200, `${what}: ${res.text}`);
+  const ref = res.body.transactionRef as string;
+  await hub.acknowledgeReceived(ref);
+  const confirmed = await hub.request('POST', '/v1/transactions/confirm', {
+    key: m.originator.apiKey,
+    body: { transactionRef: ref },
+  });
+  assert.equal(confirmed.status, 200, confirmed.text);
+  const path = member === m.v2023 ? '/v2023' : '/v2020';
+  const request = await eventually(
+    async () =>
+      m.receiver
+        .to(`${path}/v1/notify/confirmed-data`)
+        .find((r) => verified(r, member.webhookSecret).transactionRef === ref),
+    `confirmed-data for ${what}`,
+  );
+  return verified(request, member.webhookSecret).ivms101Data as Json;
+}

@@ -16,8 +16,9 @@ import { type Leaf, TestCa } from '../../scripts/certs.js';
 import { decryptFromHub, generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { decodeTravelAddress, encodeTravelAddress } from '../../src/trp/travel-address.js';
 import { type Backend, type OrgFixture, startHub, type TestHub } from '../harness.js';
+import { DIALECTS } from '../support/dialects.js';
 import { eventually, Receiver, verified } from '../support/receiver.js';
-import { basicRequest, type Json, uniqueName } from '../support/requests.js';
+import { asDelivered, basicRequest, type Json, uniqueName } from '../support/requests.js';
 
 const ca = TestCa.create('trp');
 const rogue = TestCa.create('rogue');
@@ -266,7 +267,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(payload.transactionAmount, '12.5');
       assert.equal(payload.transactionAssetDecimals, 6);
       assert.deepEqual(payload.ivms101_data.transactionBlockchainInfo, {});
-      assert.deepEqual(pii, { originator: body.pii.originator, beneficiary: body.pii.beneficiary });
+      // As Alice sent it, with both VASPs: Alice's named by hub A, Bob's filled in by hub B (SPEC §18).
+      assert.deepEqual(pii, asDelivered(body.pii, alice, bob));
       const refB = payload.transactionRef as string;
       await eventually(
         async () => (await status(a, alice.apiKey, refA)).status === 'RECEIVER_NOTIFIED',
@@ -492,6 +494,51 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(rows[0]!.n, 1);
     });
 
+    it('reads an inquiry in another network’s dialect, and gives Bob its data in his own IVMS101 version', async () => {
+      const minted = await mint(b, bob.apiKey);
+      await b.request('PATCH', '/v1/organizations/me', { key: bob.apiKey, body: { ivms101Version: '2023' } });
+      try {
+        const name = uniqueName();
+        const message = inquiry('https://127.0.0.1:9/callback');
+        // TRISA's protobuf JSON: snake_case keys and enum names, the VASP wrapped.
+        message.IVMS101 = DIALECTS.find((d) => d.network.startsWith('TRISA protobuf'))!.pii(name, '0xfeed01');
+        const answer = await trpCall(minted.url, {
+          headers: { 'request-identifier': randomUUID() },
+          body: message,
+        });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        const pii = (await receivedFor(name)).pii as Json;
+        const sender = pii.originator.originatorPerson[0];
+        assert.equal(sender.naturalPerson.name.nameIdentifier[0].primaryIdentifier, name);
+        assert.equal(sender.naturalPerson.name.nameIdentifier[0].naturalPersonNameIdentifierType, 'LEGL');
+        assert.deepEqual(sender.accountNumber, ['0xfeed01']);
+        assert.equal(pii.payloadMetadata.payloadVersion, '101.2023');
+        assert.equal(
+          pii.beneficiaryVASP.beneficiaryVASP.legalPerson.name.nameIdentifier[0].legalPersonName,
+          bob.name,
+        );
+        // A problem in the IVMS101 comes back at the path as the peer spelled it.
+        const broken = inquiry('https://127.0.0.1:9/callback');
+        broken.IVMS101 = {
+          Originator: { originator_persons: [{ natural_person: { name: { name_identifiers: [{}] } } }] },
+        };
+        const refused = await trpCall(minted.url, {
+          headers: { 'request-identifier': randomUUID() },
+          body: broken,
+        });
+        assert.equal(refused.status, 422);
+        assert.ok(
+          JSON.stringify(refused.body).includes('/IVMS101/Originator/originator_persons/0/natural_person'),
+          JSON.stringify(refused.body),
+        );
+      } finally {
+        await b.request('PATCH', '/v1/organizations/me', {
+          key: bob.apiKey,
+          body: { ivms101Version: '2020' },
+        });
+      }
+    });
+
     it('closes a connection with an untrusted client certificate at the TLS layer, answers a POST without one 401; discovery is open', async () => {
       const minted = await mint(b, bob.apiKey);
       const body = inquiry('https://127.0.0.1:9/callback');
@@ -666,7 +713,20 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.match(String(sent.headers['request-identifier']), /^[0-9a-f-]{36}$/);
       assert.deepEqual(sent.body.asset, { dti: 'CK9PW1MFH' });
       assert.equal(sent.body.amount, '12500000');
-      assert.ok(sent.body.IVMS101.originatingVASP, 'the member is named as the originating VASP');
+      // IVMS101 2020 with the standard's names, as TRP peers' tooling reads it (SPEC §18).
+      const person = sent.body.IVMS101.originator.originatorPersons[0].naturalPerson;
+      assert.ok(!Array.isArray(person.name), 'name as one object');
+      assert.equal(person.nationalIdentification.nationalIdentifierType, 'IDCD');
+      assert.equal(person.nationalIdentification.nationalIdentificationType, undefined);
+      assert.ok(
+        Array.isArray(sent.body.IVMS101.originator.accountNumber),
+        'account numbers on the originator',
+      );
+      assert.equal(
+        sent.body.IVMS101.originatingVASP.originatingVASP.legalPerson.name.nameIdentifier[0].legalPersonName,
+        alice.name,
+        'the member is named as the originating VASP',
+      );
 
       // It decides later: approval through the callback the inquiry carried.
       const decision = await trpCall(sent.body.callback, {
