@@ -520,7 +520,11 @@ for (const backend of ['pglite', 'postgres'] as const) {
         // A problem in the IVMS101 comes back at the path as the peer spelled it.
         const broken = inquiry('https://127.0.0.1:9/callback');
         broken.IVMS101 = {
-          Originator: { originator_persons: [{ natural_person: { name: { name_identifiers: [{}] } } }] },
+          Originator: {
+            originator_persons: [
+              { natural_person: { name: { name_identifiers: [{ secondary_identifier: 'x' }] } } },
+            ],
+          },
         };
         const refused = await trpCall(minted.url, {
           headers: { 'request-identifier': randomUUID() },
@@ -528,7 +532,9 @@ for (const backend of ['pglite', 'postgres'] as const) {
         });
         assert.equal(refused.status, 422);
         assert.ok(
-          JSON.stringify(refused.body).includes('/IVMS101/Originator/originator_persons/0/natural_person'),
+          JSON.stringify(refused.body).includes(
+            '/IVMS101/Originator/originator_persons/0/natural_person/name/name_identifiers/0/primaryIdentifier',
+          ),
           JSON.stringify(refused.body),
         );
       } finally {
