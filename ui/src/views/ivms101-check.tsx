@@ -77,7 +77,7 @@ export function Ivms101Check() {
             />
           )}
         </Field>
-        <Field id="ivms101-version" label="Show the normalised form as">
+        <Field id="ivms101-show-as" label="Show the normalised form as">
           {(aria) => (
             <select
               {...aria}
@@ -136,7 +136,8 @@ function CheckOutcome({ result, shownAs }: { result: CheckResult; shownAs: strin
         What a member with this version receives. VASPs the sender leaves out are filled in from the directory
         when the hub delivers.
       </p>
-      <pre class="json" data-testid="ivms101-normalized">
+      {/* Scrolls when long, so it takes the focus for keyboard users, named for screen readers. */}
+      <pre class="json" data-testid="ivms101-normalized" tabIndex={0} aria-label="Normalised payload">
         {JSON.stringify(result.normalized, null, 2)}
       </pre>
     </section>
