@@ -15,6 +15,14 @@ import * as store from './store.js';
 
 const DEFAULT_PAGE = 50;
 
+/** Who read personal data, for the audit: the key and its scope, the request and its client address. */
+export interface PiiReader {
+  keyId: string;
+  scope: string;
+  requestId: string;
+  clientAddress: string;
+}
+
 export class TransactionReads {
   constructor(
     private readonly db: Database,
@@ -60,8 +68,15 @@ export class TransactionReads {
     };
   }
 
-  /** The personal data, for parties entitled to it; every read is audited (SPEC §6). */
-  async readPiiAsParty(orgId: string, ref: string): Promise<{ transactionRef: string; pii: object }> {
+  /**
+   * The personal data, for parties entitled to it; every read is audited (SPEC §6), with the key
+   * that read it and its scope, the request id and the client address (SPEC §13, §14).
+   */
+  async readPiiAsParty(
+    orgId: string,
+    ref: string,
+    reader?: PiiReader,
+  ): Promise<{ transactionRef: string; pii: object }> {
     return this.db.transaction(async (tx) => {
       const t = await lockAsParty(tx, orgId, ref);
       // The beneficiary, once the data has reached it: CONFIRMED or later (a transfer cancelled after
@@ -84,7 +99,7 @@ export class TransactionReads {
         action: 'transaction.pii_read',
         subjectType: 'transaction',
         subjectId: t.ref,
-        details: { role: orgId === t.originatorId ? 'originator' : 'beneficiary' },
+        details: { role: orgId === t.originatorId ? 'originator' : 'beneficiary', ...reader },
       });
       // The stored ref, not the one in the path: a UUID matches in either case, but the sealed
       // data is bound to the ref exactly as it was issued (lower case).

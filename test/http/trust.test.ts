@@ -231,7 +231,62 @@ eachBackend(
       assert.notEqual(second.body.operator.id, id);
     });
 
-    void mainRequest;
+    it('keeps link tokens out of the logs however the URL is percent-encoded', async () => {
+      const originator = await hub().createOrg();
+      const to = `desk-${unique()}@logs.example`;
+      await notify(originator, to);
+      const token = await linkIn(to, 'claim');
+      const escaped = [...token].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+      for (const path of [`/v1/%63laims/${token}`, `/v1/claims/${escaped}`, `/v1/%63laims/${escaped}`]) {
+        const res = await hub().request('GET', path);
+        assert.equal(res.status, 200, `${path}: the router decodes the path (${res.status})`);
+      }
+      await hub().request('GET', `/v1/%63laims/${token}x`); // an unknown token: 404, logged too
+      const logs = hub().allLogs();
+      assert.match(logs, /\/v1\/claims\/\[token\]/, 'the requests were logged');
+      assert.ok(!logs.includes(token.slice(4, 40)), 'no token in the logs');
+      assert.ok(!logs.includes(escaped.slice(12, 120)), 'nor its escaped spelling');
+    });
+
+    it('audits a read of personal data with the key, its scope, the request id and the client address', async () => {
+      const originator = await hub().createOrg();
+      const beneficiary = await hub().createOrg({ travelEndpoint: 'https://beneficiary.invalid' });
+      const init = await hub().request('POST', '/v1/transactions/initiate', {
+        key: originator.apiKey,
+        body: mainRequest(beneficiary.vaspDid),
+      });
+      assert.equal(init.status, 200, init.text);
+      const ref = init.body.transactionRef as string;
+      const reader = await hub().request('POST', '/v1/organizations/me/api-keys', {
+        key: originator.apiKey,
+        body: { scope: 'read' },
+      });
+      assert.equal(reader.status, 201, reader.text);
+      const requestId = `pii-read-${unique()}`;
+      const read = await hub().request('GET', `/v1/transactions/${ref}/pii`, {
+        key: reader.body.apiKey,
+        headers: { 'x-request-id': requestId },
+      });
+      assert.equal(read.status, 200, read.text);
+      assert.equal(
+        (await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: originator.apiKey })).status,
+        200,
+      );
+
+      const rows = await audit(hub(), 'transaction.pii_read', ref);
+      assert.equal(rows.length, 2);
+      assert.deepEqual(rows[0]!.details, {
+        role: 'originator',
+        keyId: reader.body.keyId,
+        scope: 'read',
+        requestId,
+        clientAddress: '127.0.0.1',
+      });
+      assert.equal(rows[1]!.details.scope, 'full');
+      assert.match(rows[1]!.details.keyId, /^[0-9a-f-]{36}$/);
+      assert.notEqual(rows[1]!.details.keyId, reader.body.keyId);
+      assert.notEqual(rows[1]!.details.requestId, requestId, 'each read its own request');
+    });
   },
   { SMTP_URL: smtp.url, HUB_PUBLIC_URL: 'https://hub.example' },
 );
