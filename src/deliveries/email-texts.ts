@@ -226,9 +226,13 @@ export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>
       [`${FIELD_NAMES[c.field]}, after`, c.to === null ? '(none)' : str(c.to)],
     ]),
     outro: [
-      'Travel rule messages to your organization now go to the endpoint, and are encrypted for the key,',
-      'shown as "after"; the hub\'s notices go to the contact address shown as "after". If your',
-      'organization did not make this change, tell the operator of the hub at once',
+      ...(payload.changes.some((c) => c.field !== 'contactEmail')
+        ? ['Travel rule messages to your organization now go where the "after" values say.']
+        : []),
+      ...(payload.changes.some((c) => c.field === 'contactEmail')
+        ? ['The hub\'s notices about your organization now go to the contact address shown as "after".']
+        : []),
+      'If your organization did not make this change, tell the operator of the hub at once',
       `(${hub.replace(/\/+$/, '')}) and revoke your API keys.`,
     ],
   });
