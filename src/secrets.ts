@@ -4,9 +4,10 @@
  * Holders redact themselves so they never reach a log line.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_KEY_RULE, type Config, ConfigError, decodeMasterKey, isUsableAdminKey } from './config.js';
+import { privateDataDir } from './db/data-dir.js';
 
 export interface HubSecrets {
   adminKey: string;
@@ -20,7 +21,7 @@ export function resolveSecrets(config: Config): HubSecrets {
   let adminKey = config.adminKey;
   let masterKey = config.masterKey;
   if (adminKey === undefined || masterKey === undefined) {
-    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    privateDataDir(config.dataDir);
   }
   if (adminKey === undefined) {
     const file = join(config.dataDir, 'admin.key');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,14 @@ describe('travel-rule-hub command', () => {
         `travel-rule-hub: ${join(dir, 'admin.key')} (HUB_ADMIN_KEY) must be 32 to 256 printable ASCII characters (spaces only between others)`,
       );
     }
+  });
+
+  it('makes a pre-created, world-readable data directory private (0700) at start', async () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    const r = await cli(['org', 'list'], { HUB_DATA_DIR: dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
   });
 
   it('creates, lists and verifies organizations and manages keys from the shell', async () => {

@@ -6,11 +6,11 @@
 import type { Queryable } from '../db/database.js';
 
 /**
- * Who acted: an operator as `operator:<name>` (`operator:bootstrap` for HUB_ADMIN_KEY,
+ * Who acted: a named operator as `operator:<id>:<name>` (`operator:bootstrap` for HUB_ADMIN_KEY,
  * `operator:cli` for the command line), an organization as `org:<id>`, whoever held the claim link
  * of a NOTIFY transaction as `claim:<transactionRef>`, a TRP VASP as `trp:<host>` (its
  * certificate in the details), or the hub itself.
- * (Rows written before named operators say `operator`.)
+ * (Rows written before named operators say `operator`; before migration 0017, `operator:<name>`.)
  */
 export type Actor = `operator:${string}` | `org:${string}` | `claim:${string}` | `trp:${string}` | 'hub';
 

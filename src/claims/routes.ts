@@ -65,8 +65,10 @@ export function claimRoutes(app: HubApp, claims: ClaimService, failed: Failed) {
         security: [],
         summary: 'Apply to join the hub through a claim link (no key); the operator reviews it',
         description:
-          'Uses the link up. The address the link was sent to counts as verified. On approval the organization ' +
-          'is created, verified, its contact gets a single-use link to its credentials, and the transaction becomes its.',
+          'Uses the link up. The originator chose the address the link was sent to: the review shows it as such. ' +
+          'On approval the organization is created, verified, that address gets a single-use link to its credentials ' +
+          '(the contact, if another, a notice without it), and the transaction becomes its. A NOTIFY that named a ' +
+          'directory member cannot be applied through (409; the member attaches it).',
         params: TokenParams,
         body: ApplicationRequest,
         response: { 201: ApplicationAccepted, ...problems(400, 404, 409, 415) },

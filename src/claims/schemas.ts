@@ -38,6 +38,38 @@ export type ApplicationRequest = Static<typeof ApplicationRequest>;
 
 export const ApplicationStatus = Type.Enum(['pending', 'approved', 'rejected']);
 
+export const ClaimAddressReview = Type.Object(
+  {
+    address: Type.String({
+      description: 'The address the claim link went to; the credentials link goes there too.',
+    }),
+    chosenBy: Type.Union(
+      [
+        Type.Object({
+          organizationId: Type.String({ format: 'uuid' }),
+          name: Type.String(),
+          vaspDid: Type.String(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'Who chose the address: the originator of the NOTIFY transfer.' },
+    ),
+    domain: Type.String({ description: 'The address’s registrable domain.' }),
+    matchesDid: Type.Union([Type.Boolean(), Type.Null()], {
+      description:
+        'Whether the domain is the applicant DID’s (`did:web`); null for a DID that names no domain.',
+    }),
+    matchesContact: Type.Boolean({ description: 'Whether the domain is the applicant’s contactEmail’s.' }),
+    originatorDomain: Type.Boolean({
+      description: 'Whether the domain is the originator’s own (its DID’s or its contact address’s).',
+    }),
+  },
+  {
+    description:
+      'The address the claim link went to, as the originator chose it (not verified): an applicant who reads that inbox proved only that.',
+  },
+);
+
 export const Application = Type.Object({
   id: Type.String({ format: 'uuid' }),
   transactionRef: Type.String({ format: 'uuid' }),
@@ -48,11 +80,15 @@ export const Application = Type.Object({
   publicKey: Nullable(Type.String()),
   contactEmail: Type.String(),
   notificationEmail: Type.String({
-    description: 'The address the claim link was sent to (counts as verified).',
+    description:
+      'The address the claim link was sent to. The originator chose it: the applicant proved only that it reads that inbox (see `claimAddress`).',
   }),
+  claimAddress: ClaimAddressReview,
   createdAt: Type.String({ format: 'date-time' }),
   decidedAt: Nullable(Type.String({ format: 'date-time' })),
-  decidedBy: Nullable(Type.String({ description: 'The operator, as `operator:<name>`.' })),
+  decidedBy: Nullable(
+    Type.String({ description: 'The operator, as `operator:<id>:<name>` (`operator:bootstrap`).' }),
+  ),
   rejectReason: Nullable(Type.String()),
   organizationId: Nullable(
     Type.String({ format: 'uuid', description: 'The organization an approval created.' }),

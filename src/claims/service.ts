@@ -1,9 +1,12 @@
 /**
  * The NOTIFY sunrise path (SPEC §12). The NOTIFY e-mail carries a claim link; with it the outside
  * exchange either applies to join (the operator reviews the application) or, already a member,
- * attaches the transaction to itself. Approval creates the organization, verified, e-mails its
- * contact a single-use link to its credentials, and attaches the transaction. A link that is
- * unknown, used, or whose transaction is final is 404, with nothing said about which.
+ * attaches the transaction to itself. A NOTIFY that named a member cannot be applied through (409),
+ * so an outsider who sees its link cannot use it up. Approval creates the organization, verified,
+ * e-mails a single-use link to its credentials to the address the claim link went to (the only
+ * inbox the applicant proved it reads; its contact, if another, hears of it without the link), and
+ * attaches the transaction. The review shows that address as the originator chose it (review.ts).
+ * A link that is unknown, used, or whose transaction is final is 404, with nothing said about which.
  * Every change runs in one database transaction with its audit row.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,6 +20,7 @@ import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError, notFound } from '../http/errors.js';
 import type { Lifecycle } from '../transactions/lifecycle.js';
 import { FINAL_STATES } from '../transactions/state-machine.js';
+import { reviewClaimAddress } from './review.js';
 import type { Application, ApplicationRequest } from './schemas.js';
 import * as store from './store.js';
 import { type LinkTokens, TOKEN_PATTERN, tokenHash } from './tokens.js';
@@ -63,6 +67,12 @@ export class ClaimService {
     this.directory.check(body);
     return this.db.transaction(async (tx) => {
       const claim = await this.open(tx, token, true);
+      if (claim.beneficiaryId !== null) {
+        throw new AppError(
+          'INVALID_STATE',
+          'The transfer was announced to a member of the hub; that member attaches it with its API key.',
+        );
+      }
       if (await findOrganizationByDid(tx, body.vaspDid)) {
         throw new AppError(
           'ALREADY_EXISTS',
@@ -110,16 +120,30 @@ export class ClaimService {
   }
 
   async applications(status?: string): Promise<{ applications: Application[]; pending: number }> {
-    const [applications, pending] = await Promise.all([
+    const [stored, pending] = await Promise.all([
       store.listApplications(this.db, status),
       store.countPending(this.db),
     ]);
-    return { applications, pending };
+    return { applications: await this.reviewed(this.db, stored), pending };
+  }
+
+  /** Applications with the review of their claim addresses. */
+  private async reviewed(q: Queryable, stored: store.StoredApplication[]): Promise<Application[]> {
+    const originators = await store.claimOriginators(q, [...new Set(stored.map((a) => a.transactionRef))]);
+    return stored.map((a) => ({
+      ...a,
+      claimAddress: reviewClaimAddress({
+        address: a.notificationEmail,
+        applicant: a,
+        originator: originators.get(a.transactionRef) ?? null,
+      }),
+    }));
   }
 
   /**
    * Approves an application: the organization is created (verified), its credentials wait sealed
-   * behind a single-use link e-mailed to its contact, and the transaction, if still open, becomes its.
+   * behind a single-use link e-mailed to the address the claim link went to (its contact, if
+   * another, gets a notice without the link), and the transaction, if still open, becomes its.
    */
   async approve(id: string, actor: Actor): Promise<Application> {
     return this.directory.write(async (tx) => {
@@ -147,13 +171,23 @@ export class ClaimService {
         sealed: sealPii(this.masterKey, pickupContext(pickupId), secrets),
         expiresAt,
       });
+      const sameInbox = a.contactEmail.toLowerCase() === a.notificationEmail.toLowerCase();
       await enqueue(tx, [
-        email('application-approved', a.contactEmail, null, {
+        email('application-approved', a.notificationEmail, null, {
           organizationId: org.id,
           organizationName: org.name,
           pickupId,
           expiresAt: expiresAt.toISOString(),
         }),
+        ...(sameInbox
+          ? []
+          : [
+              email('application-approved-contact', a.contactEmail, null, {
+                organizationId: org.id,
+                organizationName: org.name,
+                credentialsSentTo: a.notificationEmail,
+              }),
+            ]),
       ]);
       // A transaction that ended meanwhile stays as it is; the organization joins all the same.
       await this.lifecycle.attach(tx, a.transactionRef, org.id, { ifOpen: true });
@@ -164,7 +198,12 @@ export class ClaimService {
         subjectId: id,
         details: { organizationId: org.id, transactionRef: a.transactionRef },
       });
-      return store.decideApplication(tx, id, { status: 'approved', by: actor, organizationId: org.id });
+      const decided = await store.decideApplication(tx, id, {
+        status: 'approved',
+        by: actor,
+        organizationId: org.id,
+      });
+      return (await this.reviewed(tx, [decided]))[0]!;
     });
   }
 
@@ -180,7 +219,12 @@ export class ClaimService {
         subjectType: 'application',
         subjectId: id,
       });
-      return store.decideApplication(tx, id, { status: 'rejected', by: actor, rejectReason: reason });
+      const decided = await store.decideApplication(tx, id, {
+        status: 'rejected',
+        by: actor,
+        rejectReason: reason,
+      });
+      return (await this.reviewed(tx, [decided]))[0]!;
     });
   }
 
@@ -215,7 +259,7 @@ export class ClaimService {
     return claim;
   }
 
-  private async pending(tx: Queryable, id: string): Promise<Application> {
+  private async pending(tx: Queryable, id: string): Promise<store.StoredApplication> {
     const a = await store.lockApplication(tx, id);
     if (!a) throw notFound('The application');
     if (a.status !== 'pending')

@@ -3,6 +3,9 @@ import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
 import type { Application } from './schemas.js';
 
+/** An application as stored; the service adds the review of its claim address. */
+export type StoredApplication = Omit<Application, 'claimAddress'>;
+
 /** A NOTIFY transaction's claim row as part of another statement's jsonb input (the initiation). */
 export const CLAIM_INPUT_COLUMNS = 'claim_hash text';
 
@@ -21,6 +24,8 @@ export interface ClaimedTransaction {
   destination: string;
   originatorId: string;
   originatorDid: string;
+  /** The directory member the NOTIFY named, if it named one. */
+  beneficiaryId: string | null;
   notificationEmail: string | null;
   createdAt: string;
 }
@@ -33,7 +38,7 @@ export async function findClaim(
 ): Promise<ClaimedTransaction | undefined> {
   const rows = await q.query(
     `SELECT c.transaction_ref, c.used_at, t.status, t.asset, t.amount, t.destination_address, t.originator_id,
-            t.originator_did, t.notification_email, t.created_at
+            t.originator_did, t.beneficiary_id, t.notification_email, t.created_at
        FROM claims c JOIN transactions t ON t.ref = c.transaction_ref
       WHERE c.token_hash = $1${lock ? ' FOR UPDATE OF c' : ''}`,
     [hash],
@@ -49,6 +54,7 @@ export async function findClaim(
       destination: r.destination_address as string,
       originatorId: r.originator_id as string,
       originatorDid: r.originator_did as string,
+      beneficiaryId: (r.beneficiary_id as string | null) ?? null,
       notificationEmail: (r.notification_email as string | null) ?? null,
       createdAt: toIso(r.created_at),
     }
@@ -65,7 +71,7 @@ export async function useClaim(q: Queryable, ref: string, usedFor: 'application'
 const APPLICATION_COLUMNS = `id, transaction_ref, status, name, vasp_did, travel_endpoint, public_key, contact_email,
   notification_email, created_at, decided_at, decided_by, reject_reason, organization_id`;
 
-function toApplication(r: Record<string, unknown>): Application {
+function toApplication(r: Record<string, unknown>): StoredApplication {
   return {
     id: r.id as string,
     transactionRef: r.transaction_ref as string,
@@ -87,7 +93,7 @@ function toApplication(r: Record<string, unknown>): Application {
 export async function insertApplication(
   q: Queryable,
   a: Pick<
-    Application,
+    StoredApplication,
     | 'id'
     | 'transactionRef'
     | 'name'
@@ -97,7 +103,7 @@ export async function insertApplication(
     | 'contactEmail'
     | 'notificationEmail'
   >,
-): Promise<Application> {
+): Promise<StoredApplication> {
   const rows = await q.query(
     `INSERT INTO join_applications (id, transaction_ref, name, vasp_did, travel_endpoint, public_key, contact_email,
        notification_email)
@@ -116,7 +122,7 @@ export async function insertApplication(
   return toApplication(rows[0]!);
 }
 
-export async function listApplications(q: Queryable, status?: string): Promise<Application[]> {
+export async function listApplications(q: Queryable, status?: string): Promise<StoredApplication[]> {
   const rows = await q.query(
     `SELECT ${APPLICATION_COLUMNS} FROM join_applications WHERE ($1::text IS NULL OR status = $1)
       ORDER BY created_at DESC, id LIMIT 500`,
@@ -133,7 +139,7 @@ export async function countPending(q: Queryable): Promise<number> {
 }
 
 /** The application, locked until the surrounding transaction ends. */
-export async function lockApplication(q: Queryable, id: string): Promise<Application | undefined> {
+export async function lockApplication(q: Queryable, id: string): Promise<StoredApplication | undefined> {
   const rows = await q.query(
     `SELECT ${APPLICATION_COLUMNS} FROM join_applications WHERE id = $1 FOR UPDATE`,
     [id],
@@ -145,7 +151,7 @@ export async function decideApplication(
   q: Queryable,
   id: string,
   d: { status: 'approved' | 'rejected'; by: string; organizationId?: string; rejectReason?: string },
-): Promise<Application> {
+): Promise<StoredApplication> {
   const rows = await q.query(
     `UPDATE join_applications SET status = $2, decided_at = now(), decided_by = $3, organization_id = $4,
             reject_reason = $5
@@ -197,5 +203,32 @@ export async function purgeExpiredPickups(q: Queryable): Promise<void> {
   await q.query(
     `UPDATE credential_pickups SET sealed_credentials = NULL
       WHERE expires_at <= now() AND sealed_credentials IS NOT NULL`,
+  );
+}
+
+/** The originators of these transactions (who chose their claim addresses), by transaction. */
+export async function claimOriginators(
+  q: Queryable,
+  refs: string[],
+): Promise<
+  Map<string, { organizationId: string; name: string; vaspDid: string; contactEmail: string | null }>
+> {
+  if (refs.length === 0) return new Map();
+  const rows = await q.query(
+    `SELECT t.ref, o.id, o.name, o.vasp_did, o.contact_email
+       FROM transactions t JOIN organizations o ON o.id = t.originator_id
+      WHERE t.ref = ANY($1::uuid[])`,
+    [refs],
+  );
+  return new Map(
+    rows.map((r) => [
+      String(r.ref),
+      {
+        organizationId: r.id as string,
+        name: r.name as string,
+        vaspDid: r.vasp_did as string,
+        contactEmail: (r.contact_email as string | null) ?? null,
+      },
+    ]),
   );
 }

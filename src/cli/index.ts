@@ -144,7 +144,7 @@ key
 const operator = program.command('operator').description('manage named operators');
 operator
   .command('create')
-  .requiredOption('--name <name>', 'the operator’s name, as the audit shows it (operator:<name>)')
+  .requiredOption('--name <name>', 'the operator’s name, as the audit shows it (operator:<id>:<name>)')
   .description('create a named operator; prints its key once')
   .action((o: { name: string }) =>
     withDirectory(async ({ operators }) => print(await operators.create(o.name, CLI))),

@@ -195,6 +195,26 @@ export interface paths {
                     content: {
                         "application/json": {
                             applications: {
+                                /** @description The address the claim link went to, as the originator chose it (not verified): an applicant who reads that inbox proved only that. */
+                                claimAddress: {
+                                    /** @description The address the claim link went to; the credentials link goes there too. */
+                                    address: string;
+                                    /** @description Who chose the address: the originator of the NOTIFY transfer. */
+                                    chosenBy: {
+                                        name: string;
+                                        /** Format: uuid */
+                                        organizationId: string;
+                                        vaspDid: string;
+                                    } | null;
+                                    /** @description The address’s registrable domain. */
+                                    domain: string;
+                                    /** @description Whether the domain is the applicant’s contactEmail’s. */
+                                    matchesContact: boolean;
+                                    /** @description Whether the domain is the applicant DID’s (`did:web`); null for a DID that names no domain. */
+                                    matchesDid: boolean | null;
+                                    /** @description Whether the domain is the originator’s own (its DID’s or its contact address’s). */
+                                    originatorDomain: boolean;
+                                };
                                 contactEmail: string;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -203,7 +223,7 @@ export interface paths {
                                 /** Format: uuid */
                                 id: string;
                                 name: string;
-                                /** @description The address the claim link was sent to (counts as verified). */
+                                /** @description The address the claim link was sent to. The originator chose it: the applicant proved only that it reads that inbox (see `claimAddress`). */
                                 notificationEmail: string;
                                 organizationId: string | null;
                                 publicKey: string | null;
@@ -294,6 +314,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The address the claim link went to, as the originator chose it (not verified): an applicant who reads that inbox proved only that. */
+                            claimAddress: {
+                                /** @description The address the claim link went to; the credentials link goes there too. */
+                                address: string;
+                                /** @description Who chose the address: the originator of the NOTIFY transfer. */
+                                chosenBy: {
+                                    name: string;
+                                    /** Format: uuid */
+                                    organizationId: string;
+                                    vaspDid: string;
+                                } | null;
+                                /** @description The address’s registrable domain. */
+                                domain: string;
+                                /** @description Whether the domain is the applicant’s contactEmail’s. */
+                                matchesContact: boolean;
+                                /** @description Whether the domain is the applicant DID’s (`did:web`); null for a DID that names no domain. */
+                                matchesDid: boolean | null;
+                                /** @description Whether the domain is the originator’s own (its DID’s or its contact address’s). */
+                                originatorDomain: boolean;
+                            };
                             contactEmail: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -302,7 +342,7 @@ export interface paths {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            /** @description The address the claim link was sent to (counts as verified). */
+                            /** @description The address the claim link was sent to. The originator chose it: the applicant proved only that it reads that inbox (see `claimAddress`). */
                             notificationEmail: string;
                             organizationId: string | null;
                             publicKey: string | null;
@@ -413,6 +453,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The address the claim link went to, as the originator chose it (not verified): an applicant who reads that inbox proved only that. */
+                            claimAddress: {
+                                /** @description The address the claim link went to; the credentials link goes there too. */
+                                address: string;
+                                /** @description Who chose the address: the originator of the NOTIFY transfer. */
+                                chosenBy: {
+                                    name: string;
+                                    /** Format: uuid */
+                                    organizationId: string;
+                                    vaspDid: string;
+                                } | null;
+                                /** @description The address’s registrable domain. */
+                                domain: string;
+                                /** @description Whether the domain is the applicant’s contactEmail’s. */
+                                matchesContact: boolean;
+                                /** @description Whether the domain is the applicant DID’s (`did:web`); null for a DID that names no domain. */
+                                matchesDid: boolean | null;
+                                /** @description Whether the domain is the originator’s own (its DID’s or its contact address’s). */
+                                originatorDomain: boolean;
+                            };
                             contactEmail: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -421,7 +481,7 @@ export interface paths {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            /** @description The address the claim link was sent to (counts as verified). */
+                            /** @description The address the claim link was sent to. The originator chose it: the applicant proved only that it reads that inbox (see `claimAddress`). */
                             notificationEmail: string;
                             organizationId: string | null;
                             publicKey: string | null;
@@ -565,7 +625,7 @@ export interface paths {
                                  * @description Which e-mail (docs/webhooks.md).
                                  * @enum {string}
                                  */
-                                event: "notify" | "notify-cancelled" | "application-approved" | "application-rejected" | "endpoint-changed";
+                                event: "notify" | "notify-cancelled" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed";
                                 /** Format: uuid */
                                 id: string;
                                 lastError: string | null;
@@ -678,7 +738,7 @@ export interface paths {
                              * @description Which e-mail (docs/webhooks.md).
                              * @enum {string}
                              */
-                            event: "notify" | "notify-cancelled" | "application-approved" | "application-rejected" | "endpoint-changed";
+                            event: "notify" | "notify-cancelled" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed";
                             /** Format: uuid */
                             id: string;
                             lastError: string | null;
@@ -785,13 +845,13 @@ export interface paths {
                             operators: {
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description The operator who created it, as `operator:<name>`. */
+                                /** @description The operator who created it, as `operator:<id>:<name>` (`operator:bootstrap`, `operator:cli`). */
                                 createdBy: string;
                                 /** @description true for the operator making the request. */
                                 current: boolean;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description Shown in the audit as `operator:<name>`. */
+                                /** @description Shown in the audit as `operator:<id>:<name>`; unique among active operators in its NFKC case-folded form. */
                                 name: string;
                                 /** @description First characters of the operator’s key, to tell keys apart. */
                                 prefix: string;
@@ -859,11 +919,11 @@ export interface paths {
                             operator: {
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description The operator who created it, as `operator:<name>`. */
+                                /** @description The operator who created it, as `operator:<id>:<name>` (`operator:bootstrap`, `operator:cli`). */
                                 createdBy: string;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description Shown in the audit as `operator:<name>`. */
+                                /** @description Shown in the audit as `operator:<id>:<name>`; unique among active operators in its NFKC case-folded form. */
                                 name: string;
                                 /** @description First characters of the operator’s key, to tell keys apart. */
                                 prefix: string;
@@ -2020,7 +2080,7 @@ export interface paths {
         put?: never;
         /**
          * Apply to join the hub through a claim link (no key); the operator reviews it
-         * @description Uses the link up. The address the link was sent to counts as verified. On approval the organization is created, verified, its contact gets a single-use link to its credentials, and the transaction becomes its.
+         * @description Uses the link up. The originator chose the address the link was sent to: the review shows it as such. On approval the organization is created, verified, that address gets a single-use link to its credentials (the contact, if another, a notice without it), and the transaction becomes its. A NOTIFY that named a directory member cannot be applied through (409; the member attaches it).
          */
         post: {
             parameters: {

@@ -10,8 +10,8 @@
  * Here a statement is parsed and described once; each run is then one call (Bind, Execute,
  * Sync).
  */
-import { mkdirSync } from 'node:fs';
 import { type messages, PGlite, protocol, types } from '@electric-sql/pglite';
+import { privateDataDir } from './data-dir.js';
 import { type Database, isStaleStatement, type Queryable, type Row } from './database.js';
 import { acquireDirLock } from './lock.js';
 
@@ -33,7 +33,7 @@ export async function openPglite(
 ): Promise<Database> {
   let release = () => {};
   if (dataDir !== undefined) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    privateDataDir(dataDir);
     release = await acquireDirLock(dataDir);
   }
   let pg: PGlite;

@@ -94,6 +94,8 @@ export function composeEmail(message: EmailMessage, links: EmailLinks): EmailTex
       return composeNotifyCancelled(message.payload);
     case 'application-approved':
       return composeApproved(message.payload, links);
+    case 'application-approved-contact':
+      return composeApprovedContact(message.payload, links.hub);
     case 'application-rejected':
       return composeRejected(message.payload);
     case 'endpoint-changed':
@@ -174,6 +176,26 @@ export function composeApproved(payload: EmailPayload<'application-approved'>, l
   });
 }
 
+/** To an approved applicant's contact, when the credentials link went to another address: no link. */
+export function composeApprovedContact(
+  payload: EmailPayload<'application-approved-contact'>,
+  hub: string,
+): EmailText {
+  return render({
+    subject: `Travel Rule Hub: ${str(payload.organizationName)} is a member`,
+    intro: [
+      `The hub's operator approved the application of ${str(payload.organizationName)}, which names this`,
+      'address as its contact; it is now in the directory, verified.',
+      `The single-use link to its API key and webhook secret went to ${str(payload.credentialsSentTo)},`,
+      'the address the transfer announcement that led to the application was sent to.',
+    ],
+    outro: [
+      'If your organization did not apply, or does not know that address, tell the operator of the hub',
+      `at once (${hub.replace(/\/+$/, '')}).`,
+    ],
+  });
+}
+
 export function composeRejected(payload: EmailPayload<'application-rejected'>): EmailText {
   return render({
     subject: `Travel Rule Hub: application of ${str(payload.organizationName)}`,
@@ -185,7 +207,11 @@ export function composeRejected(payload: EmailPayload<'application-rejected'>): 
   });
 }
 
-const FIELD_NAMES = { travelEndpoint: 'Travel endpoint', publicKey: 'Public key (fingerprint)' } as const;
+const FIELD_NAMES = {
+  travelEndpoint: 'Travel endpoint',
+  publicKey: 'Public key (fingerprint)',
+  contactEmail: 'Contact address',
+} as const;
 
 /** The notice of a change to where an organization's data goes (SPEC §13): what, by whom, when. */
 export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>, hub: string): EmailText {
@@ -200,9 +226,14 @@ export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>
       [`${FIELD_NAMES[c.field]}, after`, c.to === null ? '(none)' : str(c.to)],
     ]),
     outro: [
-      'Travel rule messages to your organization now go to the endpoint, and are encrypted for the key,',
-      'shown as "after". If your organization did not make this change, tell the operator of the hub at',
-      `once (${hub.replace(/\/+$/, '')}) and revoke your API keys.`,
+      ...(payload.changes.some((c) => c.field !== 'contactEmail')
+        ? ['Travel rule messages to your organization now go where the "after" values say.']
+        : []),
+      ...(payload.changes.some((c) => c.field === 'contactEmail')
+        ? ['The hub\'s notices about your organization now go to the contact address shown as "after".']
+        : []),
+      'If your organization did not make this change, tell the operator of the hub at once',
+      `(${hub.replace(/\/+$/, '')}) and revoke your API keys.`,
     ],
   });
 }

@@ -224,7 +224,7 @@ export const EMAIL_EVENTS = {
     }),
   },
   'application-approved': {
-    to: 'the applicant’s contactEmail',
+    to: 'the address the claim link went to (the NOTIFY transaction’s notificationEmail)',
     when: 'The operator approved an application to join: a single-use link (24 h) that shows the new API key and webhook secret once.',
     payload: Type.Object({
       organizationId: Type.String({ format: 'uuid' }),
@@ -233,21 +233,30 @@ export const EMAIL_EVENTS = {
       expiresAt: Type.String({ format: 'date-time' }),
     }),
   },
+  'application-approved-contact': {
+    to: 'the applicant’s contactEmail, when it is not the address the claim link went to',
+    when: 'The operator approved an application to join: tells the contact that the organization is a member and where its credentials link went; no link.',
+    payload: Type.Object({
+      organizationId: Type.String({ format: 'uuid' }),
+      organizationName: Type.String(),
+      credentialsSentTo: Type.String(),
+    }),
+  },
   'application-rejected': {
     to: 'the applicant’s contactEmail',
     when: 'The operator rejected an application to join, with the operator’s reason.',
     payload: Type.Object({ organizationName: Type.String(), reason: Type.String() }),
   },
   'endpoint-changed': {
-    to: 'the organization’s contactEmail (before and after the change)',
-    when: 'An organization’s travelEndpoint or publicKey was changed: what changed (old and new endpoint, key fingerprints), by whom and when; no secrets.',
+    to: 'the organization’s contactEmail before the change, and the new one (at most 10 a day per organization)',
+    when: 'An organization’s travelEndpoint, publicKey or contactEmail was changed: what changed (old and new endpoint, key fingerprints, contact address), by whom and when; no secrets.',
     payload: Type.Object({
       organizationId: Type.String({ format: 'uuid' }),
       organizationName: Type.String(),
       vaspDid: Type.String(),
       changes: Type.Array(
         Type.Object({
-          field: Type.Enum(['travelEndpoint', 'publicKey']),
+          field: Type.Enum(['travelEndpoint', 'publicKey', 'contactEmail']),
           from: Type.Union([Type.String(), Type.Null()]),
           to: Type.Union([Type.String(), Type.Null()]),
         }),

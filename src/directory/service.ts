@@ -4,10 +4,13 @@
  * JSON schema) because their rules need code: DID and e-mail syntax, printable names, a parseable
  * public key of an allowed type, and a webhook endpoint the SSRF policy accepts.
  *
- * Where an organization's data goes is guarded (SPEC §13): a change of its travelEndpoint or
- * publicKey is audited with the old and new value, and its contact address (before and after the
- * change) is told by e-mail; a verified organization that renames itself is unverified until the
- * operator verifies it again, since the badge vouched for the old name.
+ * Where an organization's data goes is guarded (SPEC §13): a change of its travelEndpoint,
+ * publicKey or contactEmail is audited with the old and new value, and its contact address as it
+ * was before the change (then the new one) is told by e-mail, so a stolen key cannot move the
+ * contact first and then redirect data unseen. At most CONTACT_NOTICES_PER_DAY such e-mails go out
+ * per organization per UTC day (the hub sends them in its own name, to addresses members choose);
+ * changes past that still apply and are audited. A verified organization that renames itself is
+ * unverified until the operator verifies it again, since the badge vouched for the old name.
  */
 import { randomUUID } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit/store.js';
@@ -23,8 +26,11 @@ import { Credentials } from './keys.js';
 import type { CreateOrganization, OrganizationDetail, UpdateOrganization } from './schemas.js';
 import * as store from './store.js';
 
-/** Fields whose change redirects an organization's data: audited old → new, and e-mailed. */
-const GUARDED = ['travelEndpoint', 'publicKey'] as const;
+/** Fields whose change redirects an organization's data or its notices: audited old → new, and e-mailed. */
+const GUARDED = ['travelEndpoint', 'publicKey', 'contactEmail'] as const;
+
+/** Notices of changes (e-mails) per organization per UTC day. */
+export const CONTACT_NOTICES_PER_DAY = 10;
 
 export class DirectoryService {
   private readonly cache = new DirectoryCache();
@@ -114,6 +120,7 @@ export class DirectoryService {
         from: current[field],
         to: next[field],
       }));
+      const withheld = changes.length > 0 ? await this.noticeOfChange(tx, current, next, changes, actor) : 0;
       await recordAudit(tx, {
         actor,
         action: 'organization.updated',
@@ -122,23 +129,30 @@ export class DirectoryService {
         details: {
           fields: Object.keys(patch).sort(),
           ...(changes.length === 0 ? {} : { changes }),
+          ...(withheld === 0 ? {} : { noticesWithheld: withheld }),
           ...(renamed ? { unverified: 'renamed by the organization' } : {}),
         },
       });
-      if (changes.length > 0) await this.noticeOfChange(tx, current, next, changes, actor);
       return next;
     });
   }
 
-  /** E-mails the contact address (before and after the change) what was changed; no secrets. */
+  /**
+   * E-mails the contact address before the change, then the one after it, what was changed; no
+   * secrets. Within the day's allowance, the previous contact first; returns how many notices the
+   * allowance withheld.
+   */
   private async noticeOfChange(
     tx: Queryable,
     before: OrganizationDetail,
     after: OrganizationDetail,
     changes: { field: (typeof GUARDED)[number]; from: string | null; to: string | null }[],
     actor: Actor,
-  ): Promise<void> {
-    const recipients = [...new Set([before.contactEmail, after.contactEmail])].filter((a) => a !== null);
+  ): Promise<number> {
+    const wanted = [...new Set([before.contactEmail, after.contactEmail])].filter((a) => a !== null);
+    if (wanted.length === 0) return 0;
+    const allowed = await store.takeContactNotices(tx, after.id, wanted.length, CONTACT_NOTICES_PER_DAY);
+    const recipients = wanted.slice(0, allowed);
     const shown = (field: string, value: string | null) =>
       value === null ? null : field === 'publicKey' ? keyFingerprint(value) : value;
     const payload = {
@@ -159,6 +173,7 @@ export class DirectoryService {
       tx,
       recipients.map((to) => email('endpoint-changed', to, null, payload)),
     );
+    return wanted.length - recipients.length;
   }
 
   findByDid(did: string): Promise<OrganizationDetail | undefined> {

@@ -228,3 +228,26 @@ export async function activeWebhookSecrets(q: Queryable, organizationId: string)
   );
   return rows.map((r) => toBuffer(r.sealed_secret));
 }
+
+/**
+ * Takes up to `wanted` of the organization's notices for today (UTC), of `perDay`; returns how many
+ * it may send. Call under lockOrganization (the day's count is read and written back).
+ */
+export async function takeContactNotices(
+  q: Queryable,
+  organizationId: string,
+  wanted: number,
+  perDay: number,
+): Promise<number> {
+  const rows = await q.query<{ granted: number }>(
+    `WITH today AS (SELECT (now() AT TIME ZONE 'UTC')::date AS d),
+          used AS (SELECT CASE WHEN o.contact_notices_day = today.d THEN o.contact_notices_sent ELSE 0 END AS n
+                     FROM organizations o, today WHERE o.id = $1),
+          grant_ AS (SELECT least($2::int, greatest(0, $3::int - used.n)) AS g, used.n FROM used)
+     UPDATE organizations SET contact_notices_day = today.d, contact_notices_sent = grant_.n + grant_.g
+       FROM today, grant_ WHERE id = $1
+     RETURNING grant_.g AS granted`,
+    [organizationId, wanted, perDay],
+  );
+  return rows[0]?.granted ?? 0;
+}

@@ -156,10 +156,15 @@ export function callerOf(request: FastifyRequest): { organizationId: string; key
   return { organizationId: auth.organizationId, keyId: auth.keyId, scope: auth.scope };
 }
 
-/** Who acts, for the audit: `operator:<name>` or `org:<id>`. */
+/**
+ * Who acts, for the audit: `operator:<id>:<name>` for a named operator (the id tells apart
+ * operators that held one name at different times), `operator:bootstrap`, or `org:<id>`.
+ */
 export function actorOf(request: FastifyRequest): Actor {
   const auth = request.auth;
-  if (auth?.kind === 'operator') return `operator:${auth.name}`;
+  if (auth?.kind === 'operator') {
+    return auth.operatorId === null ? `operator:${auth.name}` : `operator:${auth.operatorId}:${auth.name}`;
+  }
   return `org:${orgOf(request)}`;
 }
 

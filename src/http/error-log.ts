@@ -38,10 +38,36 @@ export function serializeError(err: Error): LoggedError {
  * Path segments that are credentials: the token of a claim or credentials link (API and dashboard
  * pages), of a travel address and of a TRP callback. Request logs show `[token]` instead.
  */
-const TOKEN_IN_PATH = /\/(claims|claim|credentials|ta|resolutions|confirmations)\/[^/?#]+/g;
+const TOKEN_IN_PATH = /\/(claims|claim|credentials|ta|resolutions|confirmations)\/+[^/?#]+/gi;
 
+/** Runs of percent-escapes, decoded (as UTF-8, or byte by byte where that fails). */
+function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      );
+    }
+  });
+}
+
+/**
+ * The URL with its tokens masked, however it is spelled: the router decodes percent-escapes
+ * (`/v1/%63laims/<token>` reaches the claim route), so the URL is matched decoded (repeatedly,
+ * for escapes of escapes), and a URL that holds a token is logged decoded, with the token masked.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(TOKEN_IN_PATH, '/$1/[token]');
+  let decoded = url;
+  for (let i = 0; i < 5; i++) {
+    const next = percentDecoded(decoded);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  TOKEN_IN_PATH.lastIndex = 0;
+  if (!TOKEN_IN_PATH.test(decoded)) return url;
+  return decoded.replace(TOKEN_IN_PATH, '/$1/[token]');
 }
 
 /** How a request appears in logs: Fastify's usual fields, with link tokens masked in the URL. */

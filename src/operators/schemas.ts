@@ -3,9 +3,15 @@ import { type Static, Type } from 'typebox';
 
 export const Operator = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  name: Type.String({ description: 'Shown in the audit as `operator:<name>`.' }),
+  name: Type.String({
+    description:
+      'Shown in the audit as `operator:<id>:<name>`; unique among active operators in its NFKC case-folded form.',
+  }),
   prefix: Type.String({ description: 'First characters of the operator’s key, to tell keys apart.' }),
-  createdBy: Type.String({ description: 'The operator who created it, as `operator:<name>`.' }),
+  createdBy: Type.String({
+    description:
+      'The operator who created it, as `operator:<id>:<name>` (`operator:bootstrap`, `operator:cli`).',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });

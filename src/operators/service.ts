@@ -1,8 +1,9 @@
 /**
  * Named operators (SPEC §13). HUB_ADMIN_KEY is the bootstrap operator; it creates named ones, each
  * with a key of its own (shown once, stored as SHA-256, revocable), so that every operator action
- * in the audit names a person (`operator:<name>`) and a departing operator's access ends with one
- * revocation. Every change runs in one database transaction with its audit row.
+ * in the audit names a person (`operator:<id>:<name>`) and a departing operator's access ends with
+ * one revocation. Names are unique among active operators in their NFKC case-folded form, so no
+ * two look alike. Every change runs in one database transaction with its audit row.
  */
 import { randomUUID } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit/store.js';
@@ -10,7 +11,7 @@ import { type Database, isUniqueViolation } from '../db/database.js';
 import { generateOperatorKey } from '../directory/api-keys.js';
 import type { DirectoryService } from '../directory/service.js';
 import { AppError, notFound, validationFailed } from '../http/errors.js';
-import { isPrintableName, NAME_RULE } from '../text/formats.js';
+import { isPrintableName, NAME_RULE, nameKey } from '../text/formats.js';
 import type { Operator } from './schemas.js';
 import * as store from './store.js';
 
@@ -30,13 +31,19 @@ export class OperatorService {
 
   async create(name: string, actor: Actor): Promise<{ operator: Operator; apiKey: string }> {
     if (!isPrintableName(name)) throw validationFailed([{ path: '/name', message: NAME_RULE }]);
-    if (RESERVED.has(name.toLowerCase())) {
+    if (RESERVED.has(nameKey(name))) {
       throw validationFailed([{ path: '/name', message: `is reserved (${[...RESERVED].join(', ')})` }]);
     }
     const key = generateOperatorKey();
     try {
       const operator = await this.db.transaction(async (tx) => {
-        const created = await store.insertOperator(tx, { id: randomUUID(), name, ...key, createdBy: actor });
+        const created = await store.insertOperator(tx, {
+          id: randomUUID(),
+          name,
+          nameKey: nameKey(name),
+          ...key,
+          createdBy: actor,
+        });
         await recordAudit(tx, {
           actor,
           action: 'operator.created',
@@ -49,9 +56,11 @@ export class OperatorService {
       return { operator, apiKey: key.key };
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new AppError('ALREADY_EXISTS', 'An active operator already has this name.', [
-          { path: '/name', message: 'already in use' },
-        ]);
+        throw new AppError(
+          'ALREADY_EXISTS',
+          'An active operator already has this name (or one that looks the same).',
+          [{ path: '/name', message: 'already in use' }],
+        );
       }
       throw err;
     } finally {

@@ -18,12 +18,12 @@ function toOperator(r: Record<string, unknown>): Operator {
 
 export async function insertOperator(
   q: Queryable,
-  o: { id: string; name: string; prefix: string; hash: Buffer; createdBy: string },
+  o: { id: string; name: string; nameKey: string; prefix: string; hash: Buffer; createdBy: string },
 ): Promise<Operator> {
   const rows = await q.query(
-    `INSERT INTO operators (id, name, prefix, key_hash, created_by) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO operators (id, name, name_key, prefix, key_hash, created_by) VALUES ($1, $2, $3, $4, $5, $6)
      RETURNING ${COLUMNS}`,
-    [o.id, o.name, o.prefix, o.hash, o.createdBy],
+    [o.id, o.name, o.nameKey, o.prefix, o.hash, o.createdBy],
   );
   return toOperator(rows[0]!);
 }

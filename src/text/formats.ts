@@ -39,12 +39,25 @@ export function isEmail(value: string): boolean {
 // dashboard and the audit: printable text. Control characters (C0, C1, line and paragraph
 // separators) could start lines of their own; bidirectional controls (embeddings, overrides,
 // isolates, marks) could make a name display as another one.
+// Invisible format characters (Unicode category Cf: zero-width spaces and joiners, soft hyphens,
+// byte-order marks, the bidirectional controls) could make `alice` and `alice\u200d` two names
+// that look the same.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u;
 
 export const NAME_RULE =
-  'must be printable text: no control or bidirectional-override characters, no leading or trailing space';
+  'must be printable text: no control, invisible format or bidirectional-override characters, no leading or trailing space';
 
 export function isPrintableName(value: string): boolean {
   return value.trim() === value && value.length > 0 && !UNPRINTABLE.test(value);
+}
+
+/**
+ * The form in which two names count as the same (operator names are unique in it): NFKC
+ * normalisation (full-width, ligature and compatibility forms become plain letters) and case
+ * folding (by upper- then lower-casing, which folds `ß` to `ss` as Unicode's full folding does),
+ * normalised again since folding can leave composable sequences.
+ */
+export function nameKey(name: string): string {
+  return name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
 }

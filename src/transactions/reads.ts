@@ -23,6 +23,14 @@ import * as store from './store.js';
 
 const DEFAULT_PAGE = 50;
 
+/** Who read personal data, for the audit: the key and its scope, the request and its client address. */
+export interface PiiReader {
+  keyId: string;
+  scope: string;
+  requestId: string;
+  clientAddress: string;
+}
+
 export class TransactionReads {
   constructor(
     private readonly db: Database,
@@ -71,12 +79,14 @@ export class TransactionReads {
 
   /**
    * The personal data, for parties entitled to it, in `version` or else the caller's own IVMS101
-   * version (SPEC §18); every read is audited (SPEC §6).
+   * version (SPEC §18); every read is audited (SPEC §6), with the key that read it and its scope,
+   * the request id and the client address (SPEC §13, §14).
    */
   async readPiiAsParty(
     orgId: string,
     ref: string,
     version?: Ivms101Version,
+    reader?: PiiReader,
   ): Promise<{ transactionRef: string; pii: object }> {
     const wanted = version ?? (await this.orgs.byId(orgId))?.ivms101Version ?? '2020';
     const read = await this.db.transaction(async (tx) => {
@@ -104,6 +114,7 @@ export class TransactionReads {
         details: {
           role: orgId === t.originatorId ? 'originator' : 'beneficiary',
           ivms101Version: wanted,
+          ...reader,
         },
       });
       // The stored ref, not the one in the path: a UUID matches in either case, but the sealed

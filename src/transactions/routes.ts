@@ -1,6 +1,6 @@
 /** Transaction routes: parse, authorize by key, call the service, shape the answer. */
 import type { FastifyRequest } from 'fastify';
-import { orgOf } from '../http/auth.js';
+import { callerOf, orgOf } from '../http/auth.js';
 import { validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
@@ -193,7 +193,19 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
         response: { 200: PiiResponse, ...problems(400, 403, 404) },
       },
     },
-    (request) =>
-      transactions.readPiiAsParty(orgOf(request), request.params.transactionRef, request.query.version),
+    (request) => {
+      const { organizationId, keyId, scope } = callerOf(request);
+      return transactions.readPiiAsParty(
+        organizationId,
+        request.params.transactionRef,
+        request.query.version,
+        {
+          keyId,
+          scope,
+          requestId: request.id,
+          clientAddress: request.ip,
+        },
+      );
+    },
   );
 }

@@ -102,7 +102,8 @@ for (const [backend, open] of backends) {
         ...readdirSync(MIGRATIONS)
           .filter((f) => f > '0008')
           .sort()
-          .flatMap((f) => (f.startsWith('0009') ? ['0008_seal_reasons', f] : [f])),
+          .flatMap((f) => (f.startsWith('0009') ? ['0008_seal_reasons', f] : [f]))
+          .flatMap((f) => (f.startsWith('0017') ? ['0017_operator_name_keys', f] : [f])),
       ]);
       const [t] = await db.query('SELECT sealed_reason FROM transactions WHERE ref = $1', [ref]);
       assert.deepEqual(openReason(masterKey, ref, t!.sealed_reason as Uint8Array), reason);
@@ -124,6 +125,41 @@ for (const [backend, open] of backends) {
         const rows = await db.query(`SELECT t::text AS row FROM ${table} t`);
         assert.ok(!rows.some((r) => String(r.row).includes('Jane Roe')), table);
       }
+    });
+
+    it('keys operator names in their NFKC case-folded form, keeping active ones that collided apart', async () => {
+      const db = await fresh();
+      const add = async (name: string, revoked: boolean) => {
+        const id = randomUUID();
+        await db.query(
+          `INSERT INTO operators (id, name, prefix, key_hash, created_by, revoked_at)
+           VALUES ($1, $2, 'trh_op_x', $3, 'operator:bootstrap', $4)`,
+          [id, name, randomBytes(32), revoked ? new Date() : null],
+        );
+        return id;
+      };
+      const alice = await add('Alice', false);
+      const wide = await add('\uff21lice', false); // full-width A: one name in the new form
+      const gone = await add('ALICE', true);
+      await migrate(db, { masterKey: randomBytes(32) });
+      const keys = new Map(
+        (await db.query<{ id: string; name_key: string }>('SELECT id, name_key FROM operators')).map((r) => [
+          r.id,
+          r.name_key,
+        ]),
+      );
+      assert.deepEqual(
+        [keys.get(alice), keys.get(wide), keys.get(gone)],
+        ['alice', `alice#${wide}`, 'alice'],
+      );
+      await assert.rejects(
+        db.query(
+          `INSERT INTO operators (id, name, name_key, prefix, key_hash, created_by)
+           VALUES ($1, 'ALİCE', 'alice', 'trh_op_y', $2, 'operator:bootstrap')`,
+          [randomUUID(), randomBytes(32)],
+        ),
+        'an active name key is unique',
+      );
     });
 
     it('refuses to run without the master key when there is something to seal, and changes nothing', async () => {

@@ -91,7 +91,7 @@ eachBackend(
       assert.equal(org.status, 201, org.text);
       assert.deepEqual(
         (await audit(hub(), 'organization.created', org.body.organization.id)).map((a) => a.actor),
-        [`operator:${name}`],
+        [`operator:${created.body.operator.id}:${name}`],
       );
       const dup = await hub().admin('POST', '/v1/admin/operators', { name: name.toUpperCase() });
       assert.equal(dup.status, 409, 'names are unique among active operators, in any case');

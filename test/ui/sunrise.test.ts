@@ -300,6 +300,9 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
     await op.getByRole('heading', { name: 'Waiting for review (3)' }).waitFor();
     const shady = op.getByRole('article', { name: 'Shady Ltd' });
     await shady.getByText('x@shady.example').waitFor(); // where the claim link went
+    await shady.getByText(/chosen by the originator, Alpha Exchange; not verified/).waitFor();
+    await shady.getByText('is the DID’s domain').waitFor();
+    await shady.getByText('is the contact’s domain').waitFor();
     await shady.getByRole('button', { name: 'Reject Shady Ltd' }).click();
     await focusMovesTo(
       op,
@@ -354,7 +357,17 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
     await op.getByRole('link', { name: 'E-mails' }).click();
     await op.getByRole('heading', { name: 'E-mails' }).waitFor();
     await op.getByRole('row').filter({ hasText: 'contact@shady.example' }).getByText('Rejection').waitFor();
-    await op.getByRole('row').filter({ hasText: 'ops@newcomer.example' }).getByText('Approval').waitFor();
+    // The credentials link goes where the claim link went; the contact hears of it without the link.
+    await op
+      .getByRole('row')
+      .filter({ hasText: 'compliance@newcomer.example' })
+      .getByText('Approval', { exact: true })
+      .waitFor();
+    await op
+      .getByRole('row')
+      .filter({ hasText: 'ops@newcomer.example' })
+      .getByText('Approval notice')
+      .waitFor();
     await op
       .getByRole('row')
       .filter({ hasText: 'compliance@newcomer.example' })
@@ -364,7 +377,7 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
   });
 
   it('shows the credentials once, and only when asked', async () => {
-    const token = await linkIn('ops@newcomer.example', 'credentials');
+    const token = await linkIn('compliance@newcomer.example', 'credentials');
     const page = await newPage(DESKTOP, true);
     await page.goto(`${hub.url}/credentials/${token}`);
     const show = page.getByRole('button', { name: 'Show my credentials' });

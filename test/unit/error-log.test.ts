@@ -40,4 +40,27 @@ it('masks link and TRP tokens in logged URLs, and nothing else', () => {
   assert.equal(redactUrl(`/trp/resolutions/${token}`), '/trp/resolutions/[token]');
   assert.equal(redactUrl(`/trp/confirmations/${token}`), '/trp/confirmations/[token]');
   assert.equal(redactUrl('/v1/transactions/7f0c/pii'), '/v1/transactions/7f0c/pii');
+  assert.equal(redactUrl('/v1/transactions/%37f0c'), '/v1/transactions/%37f0c', 'no token: as it came');
+});
+
+it('masks tokens whatever the percent-encoding of the URL', () => {
+  const token = 'Abc_-0123456789abcdefghijklmnopqrstuvwxyzAB';
+  const escaped = [...token].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+  const cases: [string, string][] = [
+    [`/v1/%63laims/${token}`, '/v1/claims/[token]'],
+    [`/v1/%63%6C%61%69%6D%73/${token}/application`, '/v1/claims/[token]/application'],
+    [`/v1/claims/${escaped}`, '/v1/claims/[token]'],
+    [`/v1/claims%2F${token}`, '/v1/claims/[token]'],
+    [`/v1/%2563laims/${token}`, '/v1/claims/[token]'],
+    [`/v1/CLAIMS/${token}`, '/v1/CLAIMS/[token]'],
+    [`/v1/claims//${token}`, '/v1/claims/[token]'],
+    [`http://hub.example/v1/credential%73/${token}`, 'http://hub.example/v1/credentials/[token]'],
+    [`/ta/${token}%3Ft=i`, '/ta/[token]?t=i'],
+    [`/v1/claims/${token}%ZZ%E2`, '/v1/claims/[token]'],
+  ];
+  for (const [url, want] of cases) {
+    const got = redactUrl(url);
+    assert.equal(got, want, url);
+    assert.ok(!got.includes(token.slice(5, 20)), url);
+  }
 });

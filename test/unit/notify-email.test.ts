@@ -65,6 +65,19 @@ it('composes every e-mail of the catalogue with a subject, a text and an HTML pa
       organizationName: 'New VASP',
       reason: 'Not licensed.',
     }),
+    email('application-approved-contact', 'c@d.example', null, {
+      organizationId: evil.transactionRef,
+      organizationName: 'New VASP',
+      credentialsSentTo: 'desk@claim.example',
+    }),
+    email('endpoint-changed', 'a@b.example', null, {
+      organizationId: evil.transactionRef,
+      organizationName: 'VASP',
+      vaspDid: 'did:web:v.example',
+      changes: [{ field: 'contactEmail', from: 'a@b.example', to: 'x@y.example' }],
+      changedBy: 'the organization, with one of its API keys',
+      at: '2026-11-26T10:00:00.000Z',
+    }),
     email('endpoint-changed', 'a@b.example', null, {
       organizationId: evil.transactionRef,
       organizationName: 'VASP',
@@ -82,4 +95,11 @@ it('composes every e-mail of the catalogue with a subject, a text and an HTML pa
     composeEmail(messages[2]!, links).text,
     /https:\/\/hub\.example\/credentials\/[A-Za-z0-9_-]{43}/,
   );
+  const notice = composeEmail(messages[4]!, links).text;
+  assert.ok(!notice.includes('/credentials/'), 'the contact’s notice has no link');
+  assert.ok(notice.includes('desk@claim.example'), 'it says where the link went');
+  const moved = composeEmail(messages[5]!, links).text;
+  assert.match(moved, /Contact address, before: +a@b\.example/);
+  assert.match(moved, /notices about your organization now go to the contact address/);
+  assert.doesNotMatch(moved, /Travel rule messages/, 'only what changed is spoken of');
 });

@@ -1,9 +1,10 @@
 /**
  * Applications to join the hub (SPEC §12): an exchange that got a NOTIFY e-mail applied through
  * its claim link, and the operator decides. Waiting ones come first, oldest first, each with what
- * the applicant said and the address the claim link went to (which counts as verified).
- * Approving (after a second question) creates the organization, verified, e-mails its contact a
- * single-use link to its credentials, and makes the transfer its; rejecting needs a reason, which
+ * the applicant said and the address the claim link went to, shown as the originator chose it (not
+ * verified), with whether its domain matches the applicant's DID and contact or is the originator's.
+ * Approving (after a second question) creates the organization, verified, e-mails a single-use
+ * link to its credentials to that address, and makes the transfer its; rejecting needs a reason, which
  * is e-mailed to the applicant. Decided ones follow, with who decided and when.
  * The count of waiting ones is shared with the navigation's badge and the overview.
  */
@@ -47,8 +48,8 @@ export function usePendingCount(session: Session): PendingCount {
   return { count, set: setCount };
 }
 
-/** `operator:alice` → `alice`. */
-const byWhom = (actor: string | null) => (actor ?? '—').replace(/^operator:/, '');
+/** `operator:<id>:alice` (or `operator:bootstrap`) → `alice`. */
+const byWhom = (actor: string | null) => (actor ?? '—').replace(/^operator:(?:[0-9a-f-]{36}:)?/, '');
 
 const oldestFirst = (a: Application, b: Application) => a.createdAt.localeCompare(b.createdAt);
 const newestDecisionFirst = (a: Application, b: Application) =>
@@ -90,8 +91,9 @@ export function OperatorApplications() {
       <PageHead id="applications-heading" title="Applications">
         <p class="muted small">
           Exchanges outside the directory that received a NOTIFY e-mail and applied to join through its claim
-          link. Approving creates the organization (verified), e-mails its contact a single-use link to its
-          API key and webhook secret, and makes the announced transfer its. Rejecting e-mails your reason.
+          link. Approving creates the organization (verified), e-mails a single-use link to its API key and
+          webhook secret to the address the claim link went to, and makes the announced transfer its.
+          Rejecting e-mails your reason.
         </p>
       </PageHead>
       <ErrorNote error={error} />
@@ -160,6 +162,12 @@ export function OperatorApplications() {
 
 type Mode = 'idle' | 'approve' | 'reject';
 
+/** One check of the claim address's domain: yes, no, or unknown (a DID that names no domain). */
+function domainCheck(match: boolean | null, yes: string, no: string) {
+  if (match === null) return <span class="muted">{`${yes.replace(/^is /, 'whether it is ')}: unknown`}</span>;
+  return match ? yes : <strong>{no}</strong>;
+}
+
 function PendingApplication({
   application: a,
   onDecided,
@@ -198,7 +206,7 @@ function PendingApplication({
   const approve = () =>
     decide(
       () => unwrap(client.POST('/v1/admin/applications/{id}/approve', path)),
-      `${a.name} approved: the organization is created and its credentials link is e-mailed to ${a.contactEmail}.`,
+      `${a.name} approved: the organization is created and its credentials link is e-mailed to ${a.notificationEmail}.`,
     );
   const reject = (e: Event) => {
     e.preventDefault();
@@ -226,7 +234,27 @@ function PendingApplication({
         </Fact>
         <Fact label="Claim link sent to">
           <span class="break">{a.notificationEmail}</span>{' '}
-          <span class="small muted">(counts as verified)</span>
+          <span class="small muted">
+            (chosen by the originator
+            {a.claimAddress.chosenBy ? `, ${a.claimAddress.chosenBy.name}` : ''}; not verified)
+          </span>
+          <ul class="small claim-checks" aria-label="The claim address’s domain">
+            <li>
+              {domainCheck(a.claimAddress.matchesDid, 'is the DID’s domain', 'is not the DID’s domain')}
+            </li>
+            <li>
+              {domainCheck(
+                a.claimAddress.matchesContact,
+                'is the contact’s domain',
+                'is not the contact’s domain',
+              )}
+            </li>
+            {a.claimAddress.originatorDomain ? (
+              <li>
+                <strong>is the originator’s own domain</strong>
+              </li>
+            ) : null}
+          </ul>
         </Fact>
         <Fact label="Travel endpoint">
           {a.travelEndpoint ? (
@@ -266,7 +294,7 @@ function PendingApplication({
         <div class="confirm-row">
           <p ref={question} tabIndex={-1} id={`${headingId}-question`}>
             <strong>Approve {a.name}?</strong> The hub creates the organization, verified, and e-mails its
-            credentials link to {a.contactEmail}.
+            credentials link to {a.notificationEmail}.
           </p>
           <button type="button" onClick={approve} disabled={busy} aria-describedby={`${headingId}-question`}>
             {busy ? 'Approving…' : 'Yes, approve'}

@@ -18,6 +18,7 @@ const EMAIL_EVENT_LABELS: Partial<Record<Email['event'], string>> = {
   notify: 'Announcement',
   'notify-cancelled': 'Cancellation',
   'application-approved': 'Approval',
+  'application-approved-contact': 'Approval notice',
   'application-rejected': 'Rejection',
   'endpoint-changed': 'Endpoint changed',
 };

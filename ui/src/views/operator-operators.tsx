@@ -1,7 +1,7 @@
 /**
  * The hub's named operators (SPEC §13): who holds an operator key, created by whom, revoked or
  * not; creating one (its key shown once) and revoking one after a confirmation. Each acts in
- * the audit as `operator:<name>`. The bootstrap key (HUB_ADMIN_KEY) has no entry, and no
+ * the audit as `operator:<id>:<name>`. The bootstrap key (HUB_ADMIN_KEY) has no entry, and no
  * operator can revoke itself (the hub answers 409), so the session's own entry offers no revoke.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -13,8 +13,8 @@ import { useAnnounce, useOperator } from '../session.js';
 
 const COLUMNS = ['Name', 'Key', 'Created by', 'Created', 'State', { label: 'Actions', hidden: true }];
 
-/** `operator:alice` → `alice`: the table's column already says it is an operator. */
-const byWhom = (actor: string) => actor.replace(/^operator:/, '');
+/** `operator:<id>:alice` → `alice`: the table's column already says it is an operator. */
+const byWhom = (actor: string) => actor.replace(/^operator:(?:[0-9a-f-]{36}:)?/, '');
 
 export function OperatorOperators() {
   const { client, operator: me } = useOperator();
@@ -48,8 +48,8 @@ export function OperatorOperators() {
       <PageHead id="operators-heading" title="Operators">
         <p class="muted small">
           Everyone who runs the hub, each with a key of their own: the audit names them (
-          <code>operator:&lt;name&gt;</code>), and revoking a key ends that person’s access. The bootstrap key
-          (<code>HUB_ADMIN_KEY</code>) is set in the hub’s configuration and is not listed.
+          <code>operator:&lt;id&gt;:&lt;name&gt;</code>), and revoking a key ends that person’s access. The
+          bootstrap key (<code>HUB_ADMIN_KEY</code>) is set in the hub’s configuration and is not listed.
           {me ? ` You are signed in as ${me.name}.` : ' You are signed in with the bootstrap key.'}
         </p>
       </PageHead>
