@@ -41,6 +41,10 @@ import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { OperatorService } from './operators/service.js';
+import { loadFxRates, NO_RATES } from './rules/fx.js';
+import { rulesRoutes } from './rules/routes.js';
+import { RulesService } from './rules/service.js';
+import { loadRulesTable } from './rules/table.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/assets.js';
 import { ExpirySweeper } from './transactions/expiry.js';
@@ -150,6 +154,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
   const assets = assetTable(config.assetTableFile);
+  const rules = rulesService(config, directory);
   const registry = createRegistry();
   const tokens = new LinkTokens(secrets.masterKey);
   const allowPrivate = config.allowPrivateEndpoints;
@@ -307,7 +312,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   adminDirectoryRoutes(app, directory);
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
-  transactionRoutes(app, transactions, assets);
+  transactionRoutes(app, transactions, assets, rules);
+  rulesRoutes(app, rules, assets);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
@@ -333,4 +339,23 @@ function assetTable(file: string | undefined) {
   } catch (err) {
     throw new ConfigError(`HUB_ASSET_TABLE: ${(err as Error).message}`);
   }
+}
+
+/** The jurisdiction rules (SPEC §15): HUB_RULES_FILE (or rules.json) and HUB_FX_RATES, checked at start. */
+function rulesService(config: Config, directory: DirectoryService): RulesService {
+  let table: ReturnType<typeof loadRulesTable>;
+  try {
+    table = config.rulesFile === undefined ? loadRulesTable() : loadRulesTable(config.rulesFile);
+  } catch (err) {
+    throw new ConfigError(`HUB_RULES_FILE: ${(err as Error).message}`);
+  }
+  let fx = NO_RATES;
+  if (config.fxRatesFile !== undefined) {
+    try {
+      fx = loadFxRates(config.fxRatesFile);
+    } catch (err) {
+      throw new ConfigError(`HUB_FX_RATES: ${(err as Error).message}`);
+    }
+  }
+  return new RulesService(table, fx, config.fxRatesFile !== undefined, directory.lookups);
 }

@@ -103,6 +103,35 @@ describe('travel-rule-hub command', () => {
     assert.match(dup.stderr, /already exists/);
   });
 
+  it('sets and clears an organization’s jurisdiction and LEI from the shell', async () => {
+    const env = { HUB_DATA_DIR: tempDir() };
+    const lei = '529900T8BM49AURSDO55';
+    const created = await cli(
+      [
+        'org',
+        'create',
+        '--name',
+        'Alpen VASP',
+        '--did',
+        'did:web:alpen.example',
+        '--jurisdiction',
+        'ch',
+        '--lei',
+        lei,
+      ],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const org = JSON.parse(created.stdout).organization;
+    assert.deepEqual([org.jurisdiction, org.lei], ['CH', lei]);
+    const updated = await cli(['org', 'update', org.id, '--jurisdiction', 'none', '--lei', 'none'], env);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.deepEqual([JSON.parse(updated.stdout).jurisdiction, JSON.parse(updated.stdout).lei], [null, null]);
+    const bad = await cli(['org', 'update', org.id, '--lei', '529900T8BM49AURSDO56'], env);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /\/lei: must be an ISO 17442 LEI/);
+  });
+
   it('prints an operator key it generated before the first start, on stderr, once', async () => {
     const env = { HUB_DATA_DIR: tempDir() };
     const first = await cli(['org', 'list'], env);

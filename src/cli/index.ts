@@ -58,6 +58,8 @@ org
   .option('--endpoint <url>', 'travel endpoint (base URL for webhooks)')
   .option('--public-key <file>', 'PEM file with the public key')
   .option('--contact-email <address>', 'where notices about the organization go')
+  .option('--jurisdiction <country>', 'ISO 3166-1 alpha-2 country whose travel rule binds it, e.g. DE')
+  .option('--lei <lei>', 'its Legal Entity Identifier (ISO 17442)')
   .option('--verified', 'mark as verified by the operator')
   .description('register an organization; prints its API key and webhook secret once')
   .action(
@@ -67,6 +69,8 @@ org
       endpoint?: string;
       publicKey?: string;
       contactEmail?: string;
+      jurisdiction?: string;
+      lei?: string;
       verified?: boolean;
     }) =>
       withDirectory(async ({ directory }) => {
@@ -78,6 +82,8 @@ org
               travelEndpoint: o.endpoint,
               publicKey: o.publicKey ? readFileSync(o.publicKey, 'utf8') : undefined,
               contactEmail: o.contactEmail,
+              jurisdiction: o.jurisdiction?.toUpperCase(),
+              lei: o.lei,
               organizationType: o.verified ? 'verified' : 'unverified',
             },
             CLI,
@@ -98,6 +104,27 @@ org
     withDirectory(async ({ directory }) =>
       print(await directory.update(id, { organizationType: o.revoke ? 'unverified' : 'verified' }, CLI)),
     ),
+  );
+
+org
+  .command('update')
+  .argument('<id>', 'organization id', uuidArgument)
+  .option(
+    '--jurisdiction <country>',
+    'ISO 3166-1 alpha-2 country whose travel rule binds it; "none" clears it',
+  )
+  .option('--lei <lei>', 'its Legal Entity Identifier (ISO 17442); "none" clears it')
+  .description('set an organization’s jurisdiction or LEI')
+  .action((id: string, o: { jurisdiction?: string; lei?: string }) =>
+    withDirectory(async ({ directory }) => {
+      const value = (v: string | undefined) =>
+        v === undefined ? undefined : v.toLowerCase() === 'none' ? null : v;
+      const patch = { jurisdiction: value(o.jurisdiction?.toUpperCase()), lei: value(o.lei) };
+      if (patch.jurisdiction === undefined && patch.lei === undefined) {
+        throw new InvalidArgumentError('give --jurisdiction or --lei');
+      }
+      print(await directory.update(id, patch, CLI));
+    }),
   );
 
 const key = program.command('key').description('manage API keys (operator)');

@@ -13,9 +13,12 @@ interface OrgRow {
   public_key: string | null;
   organization_type: 'unverified' | 'verified';
   contact_email: string | null;
+  jurisdiction: string | null;
+  lei: string | null;
 }
 
-const ORG_COLUMNS = 'id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email';
+const ORG_COLUMNS =
+  'id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email,' + ' jurisdiction, lei';
 
 function toOrganization(r: OrgRow): OrganizationDetail {
   return {
@@ -26,23 +29,36 @@ function toOrganization(r: OrgRow): OrganizationDetail {
     vaspDid: r.vasp_did,
     organizationType: r.organization_type,
     contactEmail: r.contact_email,
+    jurisdiction: r.jurisdiction,
+    lei: r.lei,
   };
 }
 
 /** The directory entry as every organization sees it: the interface document's six fields. */
-export function publicEntry({ contactEmail: _, ...entry }: OrganizationDetail): Organization {
+export function publicEntry({
+  contactEmail: _c,
+  jurisdiction: _j,
+  lei: _l,
+  ...entry
+}: OrganizationDetail): Organization {
   return entry;
 }
 
 export async function listOrganizations(
   q: Queryable,
-  filter: { organizationType?: string; vaspDid?: string },
+  filter: { organizationType?: string; vaspDid?: string; jurisdiction?: string; lei?: string },
 ): Promise<OrganizationDetail[]> {
   const rows = await q.query<OrgRow>(
     `SELECT ${ORG_COLUMNS} FROM organizations
       WHERE ($1::text IS NULL OR organization_type = $1) AND ($2::text IS NULL OR vasp_did = $2)
+        AND ($3::text IS NULL OR jurisdiction = $3) AND ($4::text IS NULL OR lei = $4)
       ORDER BY name, id`,
-    [filter.organizationType ?? null, filter.vaspDid ?? null],
+    [
+      filter.organizationType ?? null,
+      filter.vaspDid ?? null,
+      filter.jurisdiction ?? null,
+      filter.lei ?? null,
+    ],
   );
   return rows.map(toOrganization);
 }
@@ -62,18 +78,39 @@ export async function findOrganizationByDid(
 
 export async function insertOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
-    `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType, o.contactEmail],
+    `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email,
+                                jurisdiction, lei)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      o.id,
+      o.name,
+      o.vaspDid,
+      o.travelEndpoint,
+      o.publicKey,
+      o.organizationType,
+      o.contactEmail,
+      o.jurisdiction,
+      o.lei,
+    ],
   );
 }
 
 export async function updateOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
     `UPDATE organizations SET name = $2, vasp_did = $3, travel_endpoint = $4, public_key = $5,
-            organization_type = $6, contact_email = $7, updated_at = now()
+            organization_type = $6, contact_email = $7, jurisdiction = $8, lei = $9, updated_at = now()
       WHERE id = $1`,
-    [o.id, o.name, o.vaspDid, o.travelEndpoint, o.publicKey, o.organizationType, o.contactEmail],
+    [
+      o.id,
+      o.name,
+      o.vaspDid,
+      o.travelEndpoint,
+      o.publicKey,
+      o.organizationType,
+      o.contactEmail,
+      o.jurisdiction,
+      o.lei,
+    ],
   );
 }
 

@@ -31,7 +31,12 @@ import { validateDecline, validateInitiation } from './validation.js';
 
 const tags = ['transactions'];
 
-export function transactionRoutes(app: HubApp, transactions: TransactionService, assets: AssetTable) {
+export function transactionRoutes(
+  app: HubApp,
+  transactions: TransactionService,
+  assets: AssetTable,
+  rules?: { enforce(orgId: string, body: InitiateRequest): Promise<void> },
+) {
   const idempotency = (request: FastifyRequest): IdempotencyKey | undefined => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') return undefined;
@@ -60,6 +65,8 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
       const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
       const all = validateInitiation(request.body, assets, schemaProblems);
       if (all.length > 0) throw validationFailed(all);
+      // The jurisdictions' rules (SPEC §15): 422 RULES_NOT_MET when required data is missing.
+      await rules?.enforce(orgId, request.body);
       return transactions.initiate(orgId, request.body, idempotency(request));
     },
   );

@@ -57,6 +57,8 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
     contactEmail: org.contactEmail ?? '',
     publicKey: org.publicKey ?? '',
     organizationType: org.organizationType,
+    jurisdiction: org.jurisdiction ?? '',
+    lei: org.lei ?? '',
   }));
   const { busy, error, run } = useAction();
   const problems = fieldErrors(error);
@@ -74,6 +76,9 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
     if ((form.publicKey.trim() || null) !== (org.publicKey?.trim() || null))
       body.publicKey = form.publicKey.trim() || null;
     if (form.organizationType !== org.organizationType) body.organizationType = form.organizationType;
+    if ((form.jurisdiction.trim().toUpperCase() || null) !== org.jurisdiction)
+      body.jurisdiction = form.jurisdiction.trim().toUpperCase() || null;
+    if ((form.lei.trim().toUpperCase() || null) !== org.lei) body.lei = form.lei.trim().toUpperCase() || null;
     if (Object.keys(body).length === 0) {
       announce('Nothing changed.');
       return;
@@ -111,6 +116,19 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
         hint="Told of changes to the travel endpoint and public key; not in the directory."
       >
         {(aria) => <input {...aria} {...text('contactEmail')} type="email" spellcheck={false} />}
+      </Field>
+      <Field
+        id="edit-jurisdiction"
+        label="Jurisdiction"
+        error={problems.jurisdiction}
+        hint="ISO 3166-1 alpha-2; its travel rule applies to the organization's transfers."
+      >
+        {(aria) => (
+          <input {...aria} {...text('jurisdiction')} class="mono" maxLength={2} spellcheck={false} />
+        )}
+      </Field>
+      <Field id="edit-lei" label="LEI" error={problems.lei}>
+        {(aria) => <input {...aria} {...text('lei')} class="mono" maxLength={20} spellcheck={false} />}
       </Field>
       <Field id="edit-type" label="Status">
         {(aria) => (

@@ -1,0 +1,65 @@
+/** Rules routes (SPEC §15): the validate dry run and the rules table. */
+import { orgOf } from '../http/auth.js';
+import { validationFailed } from '../http/errors.js';
+import { fieldProblems } from '../http/problem.js';
+import { type HubApp, problems } from '../http/types.js';
+import type { AssetTable } from '../transactions/assets.js';
+import { InitiateRequest } from '../transactions/schemas.js';
+import { validateInitiation } from '../transactions/validation.js';
+import { RulesTableResponse, ValidateResponse } from './schemas.js';
+import type { RulesService } from './service.js';
+
+export function rulesRoutes(app: HubApp, rules: RulesService, assets: AssetTable) {
+  app.post(
+    '/v1/transactions/validate',
+    {
+      attachValidation: true,
+      schema: {
+        tags: ['transactions'],
+        summary: 'Dry run of an initiation: which jurisdictions’ rules apply and what data is missing',
+        description:
+          'Takes initiate’s body and checks it as initiate does (400 for what initiate refuses with 400), then ' +
+          'evaluates the rules of both parties’ jurisdictions. Stores nothing and sends nothing.',
+        body: InitiateRequest,
+        response: { 200: ValidateResponse, ...problems(400, 415) },
+      },
+    },
+    async (request) => {
+      const orgId = orgOf(request);
+      const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
+      const all = validateInitiation(request.body, assets, schemaProblems);
+      if (all.length > 0) throw validationFailed(all);
+      return rules.evaluate(orgId, request.body);
+    },
+  );
+
+  const table = () => ({
+    rules: [...rules.table.entries.values()],
+    fxRates: rules.fxConfigured ? { base: rules.fx.base, date: rules.fx.date } : null,
+  });
+  app.get(
+    '/v1/rules',
+    {
+      schema: {
+        tags: ['transactions'],
+        summary: 'The jurisdiction rules table this hub applies, with each entry’s legal source',
+        response: { 200: RulesTableResponse, ...problems() },
+      },
+    },
+    async (request) => {
+      orgOf(request);
+      return table();
+    },
+  );
+  app.get(
+    '/v1/admin/rules',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'The jurisdiction rules table (operator)',
+        response: { 200: RulesTableResponse, ...problems() },
+      },
+    },
+    async () => table(),
+  );
+}
