@@ -57,6 +57,8 @@ import { createTrpListener, type TrpListener } from './trp/listener.js';
 import { travelAddressRoutes } from './trp/routes.js';
 import { TrpPeerSender } from './trp/sender.js';
 import { VERSION } from './version.js';
+import { walletProofRoutes } from './wallets/routes.js';
+import { WalletProofs } from './wallets/service.js';
 
 export const BODY_LIMIT = 256 * 1024;
 export { VERSION } from './version.js';
@@ -154,7 +156,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
   const assets = assetTable(config.assetTableFile);
-  const rules = rulesService(config, directory);
+  const rules = rulesService(config, db, directory);
   const registry = createRegistry();
   const tokens = new LinkTokens(secrets.masterKey);
   const allowPrivate = config.allowPrivateEndpoints;
@@ -312,8 +314,20 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   adminDirectoryRoutes(app, directory);
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
-  transactionRoutes(app, transactions, assets, rules);
-  rulesRoutes(app, rules, assets);
+  const walletProofs = new WalletProofs(db);
+  transactionRoutes(app, transactions, assets, {
+    before: async (orgId, body) => {
+      const heldTo = await rules.enforce(orgId, body);
+      const walletProof = await walletProofs.forInitiation(orgId, body);
+      return { ...(heldTo ? { rules: heldTo } : {}), ...(walletProof ? { walletProof } : {}) };
+    },
+    after: async (ref, attached) => {
+      if (attached.rules) await rules.record(ref, attached.rules);
+      if (attached.walletProof) await walletProofs.link(ref, attached.walletProof.id);
+    },
+  });
+  rulesRoutes(app, rules, assets, transactions);
+  walletProofRoutes(app, walletProofs, transactions);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
@@ -342,7 +356,7 @@ function assetTable(file: string | undefined) {
 }
 
 /** The jurisdiction rules (SPEC §15): HUB_RULES_FILE (or rules.json) and HUB_FX_RATES, checked at start. */
-function rulesService(config: Config, directory: DirectoryService): RulesService {
+function rulesService(config: Config, db: Database, directory: DirectoryService): RulesService {
   let table: ReturnType<typeof loadRulesTable>;
   try {
     table = config.rulesFile === undefined ? loadRulesTable() : loadRulesTable(config.rulesFile);
@@ -357,5 +371,5 @@ function rulesService(config: Config, directory: DirectoryService): RulesService
       throw new ConfigError(`HUB_FX_RATES: ${(err as Error).message}`);
     }
   }
-  return new RulesService(table, fx, config.fxRatesFile !== undefined, directory.lookups);
+  return new RulesService(db, table, fx, config.fxRatesFile !== undefined, directory.lookups);
 }

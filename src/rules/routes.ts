@@ -4,12 +4,18 @@ import { validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import type { AssetTable } from '../transactions/assets.js';
-import { InitiateRequest } from '../transactions/schemas.js';
+import { InitiateRequest, RefParams } from '../transactions/schemas.js';
+import type { TransactionService } from '../transactions/service.js';
 import { validateInitiation } from '../transactions/validation.js';
-import { RulesTableResponse, ValidateResponse } from './schemas.js';
+import { RulesTableResponse, TransactionRules, ValidateResponse } from './schemas.js';
 import type { RulesService } from './service.js';
 
-export function rulesRoutes(app: HubApp, rules: RulesService, assets: AssetTable) {
+export function rulesRoutes(
+  app: HubApp,
+  rules: RulesService,
+  assets: AssetTable,
+  transactions: TransactionService,
+) {
   app.post(
     '/v1/transactions/validate',
     {
@@ -61,5 +67,24 @@ export function rulesRoutes(app: HubApp, rules: RulesService, assets: AssetTable
       },
     },
     async () => table(),
+  );
+
+  app.get(
+    '/v1/transactions/:transactionRef/rules',
+    {
+      schema: {
+        tags: ['transactions'],
+        summary:
+          'The jurisdiction rules a transaction was held to at initiation, with their sources (either party)',
+        params: RefParams,
+        response: { 200: TransactionRules, ...problems(400, 404) },
+      },
+    },
+    async (request) => {
+      // 404 for anyone but the two parties, as for the transaction itself.
+      await transactions.get(orgOf(request), request.params.transactionRef);
+      const held = await rules.ofTransaction(request.params.transactionRef);
+      return held ?? { regime: null, rules: [] };
+    },
   );
 }

@@ -81,3 +81,10 @@ export const RulesTableResponse = Type.Object({
     description: 'The operator’s rates file (HUB_FX_RATES): its base and date; null without one.',
   }),
 });
+
+export const TransactionRules = Type.Object({
+  regime: Type.Union([Regime, Type.Null()], {
+    description: 'null when no rules applied (no jurisdictions).',
+  }),
+  rules: Type.Array(AppliedRule),
+});

@@ -6,6 +6,7 @@ import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
 import type { AssetTable } from './assets.js';
+import type { Attachments } from './initiation.js';
 import {
   ApproveRequest,
   ApproveResponse,
@@ -35,7 +36,11 @@ export function transactionRoutes(
   app: HubApp,
   transactions: TransactionService,
   assets: AssetTable,
-  rules?: { enforce(orgId: string, body: InitiateRequest): Promise<void> },
+  checks?: {
+    /** The jurisdictions' rules and the attached wallet proof (SPEC §15); throws 400 or 422. */
+    before(orgId: string, body: InitiateRequest): Promise<Attachments>;
+    after(ref: string, attached: Attachments): Promise<void>;
+  },
 ) {
   const idempotency = (request: FastifyRequest): IdempotencyKey | undefined => {
     const key = request.headers['idempotency-key'];
@@ -65,9 +70,11 @@ export function transactionRoutes(
       const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
       const all = validateInitiation(request.body, assets, schemaProblems);
       if (all.length > 0) throw validationFailed(all);
-      // The jurisdictions' rules (SPEC §15): 422 RULES_NOT_MET when required data is missing.
-      await rules?.enforce(orgId, request.body);
-      return transactions.initiate(orgId, request.body, idempotency(request));
+      // The jurisdictions' rules and the wallet proof (SPEC §15): 422 RULES_NOT_MET, 400.
+      const attached = (await checks?.before(orgId, request.body)) ?? {};
+      const answer = await transactions.initiate(orgId, request.body, idempotency(request), attached);
+      await checks?.after(answer.transactionRef, attached);
+      return answer;
     },
   );
 

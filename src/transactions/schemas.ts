@@ -77,6 +77,13 @@ export const InitiateRequest = Type.Object(
     ),
     pii: Type.Object({}, { description: 'IVMS101 personal data.', [DOCUMENTED_AS]: 'Pii' }),
     transferValue: Type.Optional(TransferValue),
+    walletProofId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          'A wallet proof of the caller (POST /v1/wallet-proofs) for the transfer’s origin or destination; shown to the beneficiary.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -92,7 +92,7 @@ eachBackend(
       assert.equal((await hub().admin('GET', `/v1/admin/organizations/${org.id}`)).body.jurisdiction, 'CH');
     });
 
-    it('validate without jurisdictions: no rules, valid (v1), and nothing stored', async () => {
+    it('without jurisdictions: validate finds no rules and stores nothing, initiate is held to none (v1)', async () => {
       const beneficiary = await hub().createOrg({ travelEndpoint: 'https://b.example/travel' });
       const originator = await hub().createOrg();
       const res = await hub().request('POST', '/v1/transactions/validate', {
@@ -103,6 +103,15 @@ eachBackend(
       assert.deepEqual(res.body, { valid: true, regime: 'TRAVEL_RULE', rules: [], missing: [] });
       const list = await hub().request('GET', '/v1/transactions', { key: originator.apiKey });
       assert.equal(list.body.transactions.length, 0);
+      const plain = await hub().request('POST', '/v1/transactions/initiate', {
+        key: originator.apiKey,
+        body: mainRequest(beneficiary.vaspDid),
+      });
+      assert.equal(plain.status, 200);
+      const held = await hub().request('GET', `/v1/transactions/${plain.body.transactionRef}/rules`, {
+        key: originator.apiKey,
+      });
+      assert.deepEqual(held.body, { regime: null, rules: [] });
     });
 
     it('validate: Germany to the US at EUR 800, the EU rule applies and names what is missing', async () => {
@@ -181,6 +190,24 @@ eachBackend(
       });
       assert.equal(ok.status, 200, ok.text);
       assert.equal(ok.body.status, 'NEW');
+      // Both parties see the rules the transfer was held to, with their sources; no one else does.
+      const held = await hub().request('GET', `/v1/transactions/${ok.body.transactionRef}/rules`, {
+        key: beneficiary.apiKey,
+      });
+      assert.equal(held.status, 200, held.text);
+      assert.equal(held.body.regime, 'TRAVEL_RULE');
+      assert.deepEqual(
+        held.body.rules.map((r: any) => [r.party, r.entry, /\S/.test(r.source)]),
+        [
+          ['originator', 'US', true],
+          ['beneficiary', 'CA', true],
+        ],
+      );
+      const stranger = await hub().createOrg();
+      const hidden = await hub().request('GET', `/v1/transactions/${ok.body.transactionRef}/rules`, {
+        key: stranger.apiKey,
+      });
+      assert.equal(hidden.status, 404);
     });
 
     it('initiate below the threshold passes without the identity items the rule asks above it', async () => {
