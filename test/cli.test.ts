@@ -52,6 +52,14 @@ describe('travel-rule-hub command', () => {
         { HUB_ASSET_TABLE: '/nonexistent/assets.json' },
         /^travel-rule-hub: HUB_ASSET_TABLE: asset table \/nonexistent\/assets\.json: cannot read it as JSON \(ENOENT/,
       ],
+      [
+        { HUB_RULES_FILE: '/nonexistent/rules.json' },
+        /^travel-rule-hub: HUB_RULES_FILE: rules table \/nonexistent\/rules\.json: cannot read it as JSON \(ENOENT/,
+      ],
+      [
+        { HUB_FX_RATES: '/nonexistent/rates.json' },
+        /^travel-rule-hub: HUB_FX_RATES: rates file \/nonexistent/,
+      ],
     ];
     for (const [env, pattern] of cases) {
       const r = await cli(['serve'], { HUB_DATA_DIR: tempDir(), ...env });
