@@ -4,13 +4,18 @@
  * destination is the proven address, and shown to both parties of that transaction.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Address } from 'bip322-js';
-import { isAddress } from 'viem';
 import type { Database, Queryable } from '../db/database.js';
 import { validationFailed } from '../http/errors.js';
 import type { CreateWalletProof, WalletProofSummary } from './schemas.js';
 import * as store from './store.js';
-import { addressKey, BITCOIN_CHAINS, EVM_CHAINS, isSupportedChain, verifyOwnership } from './verify.js';
+import {
+  addressFits,
+  addressKey,
+  BITCOIN_CHAINS,
+  EVM_CHAINS,
+  isSupportedChain,
+  verifyOwnership,
+} from './verify.js';
 
 export class WalletProofs {
   constructor(private readonly db: Database) {}
@@ -32,7 +37,7 @@ export class WalletProofs {
           { path: '/signature', message: 'is not used for a customerDeclaration; remove it' },
         ]);
       }
-      if (!addressFits(body.chain, body.address)) {
+      if (!(await addressFits(body.chain, body.address))) {
         throw validationFailed([{ path: '/address', message: `is not a ${body.chain} address` }]);
       }
       proven = {
@@ -125,10 +130,4 @@ export class WalletProofs {
       verifiedAt: proof.verifiedAt,
     };
   }
-}
-
-/** Whether a declared address has the form of the chain's addresses (nothing is verified). */
-function addressFits(chain: string, address: string): boolean {
-  if (EVM_CHAINS.has(chain)) return isAddress(address, { strict: true });
-  return Address.isValidBitcoinAddress(address) && !/^(tb1|bcrt1|[mn2])/.test(address);
 }

@@ -5,8 +5,9 @@
  * Each failure says why in words a member can act on; none repeats the message (it may name the
  * customer).
  */
-import { Verifier } from 'bip322-js';
-import { getAddress, isAddress, isHex, recoverMessageAddress } from 'viem';
+// The libraries load on first use (a separate chunk in the bundle): the hub starts without them.
+const viem = () => import('viem');
+const bip322 = () => import('bip322-js');
 
 /** Chains whose addresses are EVM addresses (the chain part of the asset table's codes). */
 export const EVM_CHAINS = new Set(['ETH', 'BSC', 'MATIC', 'POL', 'AVAX', 'ARB', 'OP', 'BASE']);
@@ -41,6 +42,7 @@ export async function verifyOwnership(p: {
 }
 
 async function verifyEvm(p: { chain: string; address: string; message: string; signature: string }) {
+  const { getAddress, isAddress, isHex, recoverMessageAddress } = await viem();
   // EIP-55: an all-lower or all-upper address has no checksum; a mixed-case one must carry a valid one.
   if (!isAddress(p.address, { strict: false })) {
     return fail('/address', `is not an EVM address (0x and 40 hexadecimal digits) for ${p.chain}`);
@@ -67,7 +69,15 @@ async function verifyEvm(p: { chain: string; address: string; message: string; s
   return { ok: true, method: 'EIP-191', address, addressKey: address.toLowerCase() } as const;
 }
 
-function verifyBitcoin(p: { address: string; message: string; signature: string }): Verdict {
+/** Whether a declared address has the form of the chain's addresses (nothing is verified). */
+export async function addressFits(chain: string, address: string): Promise<boolean> {
+  if (EVM_CHAINS.has(chain)) return (await viem()).isAddress(address, { strict: true });
+  if (!BITCOIN_CHAINS.has(chain) || /^(tb1|bcrt1|[mn2])/.test(address)) return false;
+  return (await bip322()).Address.isValidBitcoinAddress(address);
+}
+
+async function verifyBitcoin(p: { address: string; message: string; signature: string }): Promise<Verdict> {
+  const { Verifier } = await bip322();
   if (/^(tb1|bcrt1|[mn2])/.test(p.address)) {
     return fail('/address', 'is a Bitcoin test network address; chain BTC means mainnet');
   }
