@@ -42,6 +42,10 @@ import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { OperatorService } from './operators/service.js';
+import { loadFxRates, NO_RATES } from './rules/fx.js';
+import { rulesRoutes } from './rules/routes.js';
+import { RulesService } from './rules/service.js';
+import { loadRulesTable } from './rules/table.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/assets.js';
 import { ExpirySweeper } from './transactions/expiry.js';
@@ -54,6 +58,8 @@ import { createTrpListener, type TrpListener } from './trp/listener.js';
 import { travelAddressRoutes } from './trp/routes.js';
 import { TrpPeerSender } from './trp/sender.js';
 import { VERSION } from './version.js';
+import { walletProofRoutes } from './wallets/routes.js';
+import { WalletProofs } from './wallets/service.js';
 
 export const BODY_LIMIT = 256 * 1024;
 export { VERSION } from './version.js';
@@ -151,6 +157,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
   const assets = assetTable(config.assetTableFile);
+  const rules = rulesService(config, db, directory);
   const registry = createRegistry();
   const tokens = new LinkTokens(secrets.masterKey);
   const allowPrivate = config.allowPrivateEndpoints;
@@ -309,8 +316,21 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   adminDirectoryRoutes(app, directory);
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
-  transactionRoutes(app, transactions, assets);
   ivms101Routes(app);
+  const walletProofs = new WalletProofs(db);
+  transactionRoutes(app, transactions, assets, {
+    before: async (orgId, body) => {
+      const heldTo = await rules.enforce(orgId, body);
+      const walletProof = await walletProofs.forInitiation(orgId, body);
+      return { ...(heldTo ? { rules: heldTo } : {}), ...(walletProof ? { walletProof } : {}) };
+    },
+    after: async (ref, attached) => {
+      if (attached.rules) await rules.record(ref, attached.rules);
+      if (attached.walletProof) await walletProofs.link(ref, attached.walletProof.id);
+    },
+  });
+  rulesRoutes(app, rules, assets, transactions);
+  walletProofRoutes(app, walletProofs, transactions);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
@@ -336,4 +356,23 @@ function assetTable(file: string | undefined) {
   } catch (err) {
     throw new ConfigError(`HUB_ASSET_TABLE: ${(err as Error).message}`);
   }
+}
+
+/** The jurisdiction rules (SPEC §15): HUB_RULES_FILE (or rules.json) and HUB_FX_RATES, checked at start. */
+function rulesService(config: Config, db: Database, directory: DirectoryService): RulesService {
+  let table: ReturnType<typeof loadRulesTable>;
+  try {
+    table = config.rulesFile === undefined ? loadRulesTable() : loadRulesTable(config.rulesFile);
+  } catch (err) {
+    throw new ConfigError(`HUB_RULES_FILE: ${(err as Error).message}`);
+  }
+  let fx = NO_RATES;
+  if (config.fxRatesFile !== undefined) {
+    try {
+      fx = loadFxRates(config.fxRatesFile);
+    } catch (err) {
+      throw new ConfigError(`HUB_FX_RATES: ${(err as Error).message}`);
+    }
+  }
+  return new RulesService(db, table, fx, config.fxRatesFile !== undefined, directory.lookups);
 }

@@ -26,6 +26,10 @@ export interface Config {
   readonly logLevel: string;
   readonly retrySchedule: readonly number[];
   readonly assetTableFile: string | undefined;
+  /** The jurisdiction rules table replacing the shipped rules.json (SPEC §15). */
+  readonly rulesFile: string | undefined;
+  /** The operator's currency rates for comparing transfer values with thresholds (SPEC §15). */
+  readonly fxRatesFile: string | undefined;
   readonly publicUrl: string | undefined;
   /** Sends in flight to one organization at most, per worker. */
   readonly maxInflightPerRecipient: number;
@@ -113,6 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     retrySchedule: Object.freeze(retrySchedule),
     assetTableFile: str('HUB_ASSET_TABLE'),
+    rulesFile: str('HUB_RULES_FILE'),
+    fxRatesFile: str('HUB_FX_RATES'),
     publicUrl,
     maxInflightPerRecipient: integer(
       str('HUB_MAX_INFLIGHT_PER_RECIPIENT'),

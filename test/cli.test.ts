@@ -52,6 +52,14 @@ describe('travel-rule-hub command', () => {
         { HUB_ASSET_TABLE: '/nonexistent/assets.json' },
         /^travel-rule-hub: HUB_ASSET_TABLE: asset table \/nonexistent\/assets\.json: cannot read it as JSON \(ENOENT/,
       ],
+      [
+        { HUB_RULES_FILE: '/nonexistent/rules.json' },
+        /^travel-rule-hub: HUB_RULES_FILE: rules table \/nonexistent\/rules\.json: cannot read it as JSON \(ENOENT/,
+      ],
+      [
+        { HUB_FX_RATES: '/nonexistent/rates.json' },
+        /^travel-rule-hub: HUB_FX_RATES: rates file \/nonexistent/,
+      ],
     ];
     for (const [env, pattern] of cases) {
       const r = await cli(['serve'], { HUB_DATA_DIR: tempDir(), ...env });
@@ -109,6 +117,35 @@ describe('travel-rule-hub command', () => {
     const dup = await cli(['org', 'create', '--name', 'Again', '--did', 'did:web:shell.example'], env);
     assert.notEqual(dup.code, 0);
     assert.match(dup.stderr, /already exists/);
+  });
+
+  it('sets and clears an organization’s jurisdiction and LEI from the shell', async () => {
+    const env = { HUB_DATA_DIR: tempDir() };
+    const lei = '529900T8BM49AURSDO55';
+    const created = await cli(
+      [
+        'org',
+        'create',
+        '--name',
+        'Alpen VASP',
+        '--did',
+        'did:web:alpen.example',
+        '--jurisdiction',
+        'ch',
+        '--lei',
+        lei,
+      ],
+      env,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const org = JSON.parse(created.stdout).organization;
+    assert.deepEqual([org.jurisdiction, org.lei], ['CH', lei]);
+    const updated = await cli(['org', 'update', org.id, '--jurisdiction', 'none', '--lei', 'none'], env);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.deepEqual([JSON.parse(updated.stdout).jurisdiction, JSON.parse(updated.stdout).lei], [null, null]);
+    const bad = await cli(['org', 'update', org.id, '--lei', '529900T8BM49AURSDO56'], env);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /\/lei: must be an ISO 17442 LEI/);
   });
 
   it('prints an operator key it generated before the first start, on stderr, once', async () => {

@@ -60,6 +60,8 @@ org
   .option('--public-key <file>', 'PEM file with the public key')
   .option('--contact-email <address>', 'where notices about the organization go')
   .option('--ivms101-version <version>', 'IVMS101 version it receives data in: 2020 or 2023', versionArgument)
+  .option('--jurisdiction <country>', 'ISO 3166-1 alpha-2 country whose travel rule binds it, e.g. DE')
+  .option('--lei <lei>', 'its Legal Entity Identifier (ISO 17442)')
   .option('--verified', 'mark as verified by the operator')
   .description('register an organization; prints its API key and webhook secret once')
   .action(
@@ -70,6 +72,8 @@ org
       publicKey?: string;
       contactEmail?: string;
       ivms101Version?: Ivms101Version;
+      jurisdiction?: string;
+      lei?: string;
       verified?: boolean;
     }) =>
       withDirectory(async ({ directory }) => {
@@ -82,6 +86,8 @@ org
               publicKey: o.publicKey ? readFileSync(o.publicKey, 'utf8') : undefined,
               contactEmail: o.contactEmail,
               ivms101Version: o.ivms101Version,
+              jurisdiction: o.jurisdiction?.toUpperCase(),
+              lei: o.lei,
               organizationType: o.verified ? 'verified' : 'unverified',
             },
             CLI,
@@ -107,16 +113,27 @@ org
 org
   .command('update')
   .argument('<id>', 'organization id', uuidArgument)
-  .requiredOption(
-    '--ivms101-version <version>',
-    'IVMS101 version it receives data in: 2020 or 2023',
-    versionArgument,
+  .option('--ivms101-version <version>', 'IVMS101 version it receives data in: 2020 or 2023', versionArgument)
+  .option(
+    '--jurisdiction <country>',
+    'ISO 3166-1 alpha-2 country whose travel rule binds it; "none" clears it',
   )
-  .description('change an organization’s settings')
-  .action((id: string, o: { ivms101Version: Ivms101Version }) =>
-    withDirectory(async ({ directory }) =>
-      print(await directory.update(id, { ivms101Version: o.ivms101Version }, CLI)),
-    ),
+  .option('--lei <lei>', 'its Legal Entity Identifier (ISO 17442); "none" clears it')
+  .description('set an organization’s IVMS101 version, jurisdiction or LEI')
+  .action((id: string, o: { ivms101Version?: Ivms101Version; jurisdiction?: string; lei?: string }) =>
+    withDirectory(async ({ directory }) => {
+      const value = (v: string | undefined) =>
+        v === undefined ? undefined : v.toLowerCase() === 'none' ? null : v;
+      const patch = {
+        ivms101Version: o.ivms101Version,
+        jurisdiction: value(o.jurisdiction?.toUpperCase()),
+        lei: value(o.lei),
+      };
+      if (Object.values(patch).every((v) => v === undefined)) {
+        throw new InvalidArgumentError('give --ivms101-version, --jurisdiction or --lei');
+      }
+      print(await directory.update(id, patch, CLI));
+    }),
   );
 
 const key = program.command('key').description('manage API keys (operator)');

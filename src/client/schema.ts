@@ -1104,6 +1104,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    jurisdiction?: string;
+                    lei?: string;
                     organizationType?: "unverified" | "verified";
                     vaspDid?: string;
                 };
@@ -1133,6 +1135,10 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 ivms101Version: "2020" | "2023";
+                                /** @description ISO 3166-1 alpha-2 country whose travel rule binds the organization (SPEC §15); null: none set, so it brings no rules to a transfer. The directory filters by it (?jurisdiction=) but lists only the interface document’s fields. */
+                                jurisdiction: string | null;
+                                /** @description Legal Entity Identifier (ISO 17442, check digits verified); the directory filters by it (?lei=). */
+                                lei: string | null;
                                 /** @description Display name. */
                                 name: string;
                                 /**
@@ -1207,6 +1213,10 @@ export interface paths {
                          * @enum {string}
                          */
                         ivms101Version?: "2020" | "2023";
+                        /** @description ISO 3166-1 alpha-2 country code (upper case); null clears it. */
+                        jurisdiction?: string | null;
+                        /** @description ISO 17442 Legal Entity Identifier (20 characters, mod 97-10 check digits); null clears it. */
+                        lei?: string | null;
                         /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name: string;
                         /** @enum {string} */
@@ -1244,6 +1254,10 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 ivms101Version: "2020" | "2023";
+                                /** @description ISO 3166-1 alpha-2 country whose travel rule binds the organization (SPEC §15); null: none set, so it brings no rules to a transfer. The directory filters by it (?jurisdiction=) but lists only the interface document’s fields. */
+                                jurisdiction: string | null;
+                                /** @description Legal Entity Identifier (ISO 17442, check digits verified); the directory filters by it (?lei=). */
+                                lei: string | null;
                                 /** @description Display name. */
                                 name: string;
                                 /**
@@ -1372,6 +1386,10 @@ export interface paths {
                              * @enum {string}
                              */
                             ivms101Version: "2020" | "2023";
+                            /** @description ISO 3166-1 alpha-2 country whose travel rule binds the organization (SPEC §15); null: none set, so it brings no rules to a transfer. The directory filters by it (?jurisdiction=) but lists only the interface document’s fields. */
+                            jurisdiction: string | null;
+                            /** @description Legal Entity Identifier (ISO 17442, check digits verified); the directory filters by it (?lei=). */
+                            lei: string | null;
                             /** @description Display name. */
                             name: string;
                             /**
@@ -1460,6 +1478,10 @@ export interface paths {
                          * @enum {string}
                          */
                         ivms101Version?: "2020" | "2023";
+                        /** @description ISO 3166-1 alpha-2 country code (upper case); null clears it. */
+                        jurisdiction?: string | null;
+                        /** @description ISO 17442 Legal Entity Identifier (20 characters, mod 97-10 check digits); null clears it. */
+                        lei?: string | null;
                         /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name?: string;
                         /** @enum {string} */
@@ -1494,6 +1516,10 @@ export interface paths {
                              * @enum {string}
                              */
                             ivms101Version: "2020" | "2023";
+                            /** @description ISO 3166-1 alpha-2 country whose travel rule binds the organization (SPEC §15); null: none set, so it brings no rules to a transfer. The directory filters by it (?jurisdiction=) but lists only the interface document’s fields. */
+                            jurisdiction: string | null;
+                            /** @description Legal Entity Identifier (ISO 17442, check digits verified); the directory filters by it (?lei=). */
+                            lei: string | null;
                             /** @description Display name. */
                             name: string;
                             /**
@@ -1881,6 +1907,108 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The jurisdiction rules table (operator) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The operator’s rates file (HUB_FX_RATES): its base and date; null without one. */
+                            fxRates: {
+                                base: string;
+                                date: string;
+                            } | null;
+                            rules: {
+                                above: {
+                                    beneficiary: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                    originator: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                };
+                                below?: {
+                                    beneficiary: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                    originator: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                };
+                                countries?: string[];
+                                date: string;
+                                id: string;
+                                name: string;
+                                note?: string;
+                                selfHostedWallet: {
+                                    amount: string;
+                                    currency: string;
+                                } | null;
+                                source: string;
+                                threshold: {
+                                    amount: string;
+                                    currency: string;
+                                    inclusive: boolean;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2548,6 +2676,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    jurisdiction?: string;
+                    lei?: string;
                     organizationType?: "unverified" | "verified";
                     vaspDid?: string;
                 };
@@ -2669,6 +2799,10 @@ export interface paths {
                              * @enum {string}
                              */
                             ivms101Version: "2020" | "2023";
+                            /** @description ISO 3166-1 alpha-2 country whose travel rule binds the organization (SPEC §15); null: none set, so it brings no rules to a transfer. The directory filters by it (?jurisdiction=) but lists only the interface document’s fields. */
+                            jurisdiction: string | null;
+                            /** @description Legal Entity Identifier (ISO 17442, check digits verified); the directory filters by it (?lei=). */
+                            lei: string | null;
                             /** @description Display name. */
                             name: string;
                             /**
@@ -2741,6 +2875,10 @@ export interface paths {
                          * @enum {string}
                          */
                         ivms101Version?: "2020" | "2023";
+                        /** @description ISO 3166-1 alpha-2 country code (upper case); null clears it. */
+                        jurisdiction?: string | null;
+                        /** @description ISO 17442 Legal Entity Identifier (20 characters, mod 97-10 check digits); null clears it. */
+                        lei?: string | null;
                         /** @description Printable text: no control or bidirectional-override characters, no leading or trailing space. */
                         name?: string;
                         publicKey?: string | null;
@@ -2768,6 +2906,10 @@ export interface paths {
                              * @enum {string}
                              */
                             ivms101Version: "2020" | "2023";
+                            /** @description ISO 3166-1 alpha-2 country whose travel rule binds the organization (SPEC §15); null: none set, so it brings no rules to a transfer. The directory filters by it (?jurisdiction=) but lists only the interface document’s fields. */
+                            jurisdiction: string | null;
+                            /** @description Legal Entity Identifier (ISO 17442, check digits verified); the directory filters by it (?lei=). */
+                            lei: string | null;
                             /** @description Display name. */
                             name: string;
                             /**
@@ -3261,6 +3403,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The jurisdiction rules table this hub applies, with each entry’s legal source */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The operator’s rates file (HUB_FX_RATES): its base and date; null without one. */
+                            fxRates: {
+                                base: string;
+                                date: string;
+                            } | null;
+                            rules: {
+                                above: {
+                                    beneficiary: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                    originator: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                };
+                                below?: {
+                                    beneficiary: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                    originator: (string | {
+                                        anyOf: string[][];
+                                    })[];
+                                };
+                                countries?: string[];
+                                date: string;
+                                id: string;
+                                name: string;
+                                note?: string;
+                                selfHostedWallet: {
+                                    amount: string;
+                                    currency: string;
+                                } | null;
+                                source: string;
+                                threshold: {
+                                    amount: string;
+                                    currency: string;
+                                    inclusive: boolean;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transactions": {
         parameters: {
             query?: never;
@@ -3631,6 +3875,215 @@ export interface paths {
                              * @description Reference generated by the hub.
                              */
                             transactionRef: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/{transactionRef}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The jurisdiction rules a transaction was held to at initiation, with their sources (either party) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Reference generated by the hub. */
+                    transactionRef: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description null when no rules applied (no jurisdictions). */
+                            regime: ("TRAVEL_RULE" | "BELOW_THRESHOLD") | null;
+                            rules: {
+                                /** @description When the rule took effect. */
+                                date: string;
+                                /** @description The rules-table entry used: the country, a group such as EU, or FATF. */
+                                entry: string;
+                                /** @description That party’s jurisdiction (ISO 3166-1 alpha-2). */
+                                jurisdiction: string;
+                                name: string;
+                                /**
+                                 * @description Whose jurisdiction brought the rule.
+                                 * @enum {string}
+                                 */
+                                party: "originator" | "beneficiary";
+                                /** @description The threshold and how the value compared with it. */
+                                reason: string;
+                                /**
+                                 * @description TRAVEL_RULE when any applied rule’s threshold is reached (or it has none, or no rules apply).
+                                 * @enum {string}
+                                 */
+                                regime: "TRAVEL_RULE" | "BELOW_THRESHOLD";
+                                /** @description The legal source: law and article. */
+                                source: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/{transactionRef}/wallet-proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The wallet proof the originator attached to a transaction (either party), or null */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Reference generated by the hub. */
+                    transactionRef: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            walletProof: {
+                                /** @description EVM addresses in their EIP-55 checksum form. */
+                                address: string;
+                                chain: string;
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * @description How control was shown; CUSTOMER_DECLARATION is the customer’s word, not a verified signature.
+                                 * @enum {string}
+                                 */
+                                method: "EIP-191" | "BIP-137" | "BIP-322" | "CUSTOMER_DECLARATION";
+                                /** @description When the hub verified the signature; null for a customer declaration. */
+                                verifiedAt: string | null;
+                            } | null;
                         };
                     };
                 };
@@ -4303,8 +4756,26 @@ export interface paths {
                             /** @description Blockchain hash of the transfer. */
                             txHash?: string;
                         };
+                        /** @description The transfer’s fiat value as the originator computed it; compared with the jurisdictions’ thresholds (through HUB_FX_RATES when the currencies differ). Without it, thresholds count as reached. */
+                        transferValue?: {
+                            /**
+                             * @description Decimal string; never a number.
+                             * @example 800
+                             */
+                            amount: string;
+                            /**
+                             * @description ISO 4217 code.
+                             * @example EUR
+                             */
+                            currency: string;
+                        };
                         /** @description TRP only (required there): the beneficiary VASP’s travel address (`ta…`, or an older peer’s LNURL). */
                         travelAddress?: string;
+                        /**
+                         * Format: uuid
+                         * @description A wallet proof of the caller (POST /v1/wallet-proofs) for the transfer’s origin or destination; shown to the beneficiary.
+                         */
+                        walletProofId?: string;
                     };
                 };
             };
@@ -4391,7 +4862,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Unknown counterparty (UNKNOWN_COUNTERPARTY) */
+                /** @description Unknown counterparty (UNKNOWN_COUNTERPARTY), or data the jurisdictions require is missing (RULES_NOT_MET) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4510,6 +4981,193 @@ export interface paths {
                 };
                 /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dry run of an initiation: which jurisdictions’ rules apply and what data is missing
+         * @description Takes initiate’s body and checks it as initiate does (400 for what initiate refuses with 400), then evaluates the rules of both parties’ jurisdictions. Stores nothing and sends nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description MAIN/BASIC: required; NOTIFY: optional. */
+                        beneficiaryVASPdid?: string;
+                        /**
+                         * Format: uuid
+                         * @description MAIN/BASIC: optional; NOTIFY: required.
+                         */
+                        beneficiaryVASPid?: string;
+                        /** @description NOTIFY only (required there). */
+                        notificationEmail?: string;
+                        pii: components["schemas"]["Pii"];
+                        /** @enum {string} */
+                        protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                        /**
+                         * @description Decimal string in whole asset units; never a number.
+                         * @example 1250.5
+                         */
+                        transactionAmount: string;
+                        /**
+                         * @description <chain>-<asset>, e.g. ETH-USDC
+                         * @example ETH-USDC
+                         */
+                        transactionAsset: string;
+                        /** @example 6 */
+                        transactionAssetDecimals: number;
+                        transactionBlockchainInfo: {
+                            /** @description Required but for TRP, whose beneficiary gives the payment address when it approves. */
+                            destination?: string;
+                            origin?: string;
+                            /** @description Blockchain hash of the transfer. */
+                            txHash?: string;
+                        };
+                        /** @description The transfer’s fiat value as the originator computed it; compared with the jurisdictions’ thresholds (through HUB_FX_RATES when the currencies differ). Without it, thresholds count as reached. */
+                        transferValue?: {
+                            /**
+                             * @description Decimal string; never a number.
+                             * @example 800
+                             */
+                            amount: string;
+                            /**
+                             * @description ISO 4217 code.
+                             * @example EUR
+                             */
+                            currency: string;
+                        };
+                        /** @description TRP only (required there): the beneficiary VASP’s travel address (`ta…`, or an older peer’s LNURL). */
+                        travelAddress?: string;
+                        /**
+                         * Format: uuid
+                         * @description A wallet proof of the caller (POST /v1/wallet-proofs) for the transfer’s origin or destination; shown to the beneficiary.
+                         */
+                        walletProofId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            missing: {
+                                /** @description What is required, naming the rule’s legal source. */
+                                message: string;
+                                /** @description JSON pointer into the request body. */
+                                path: string;
+                            }[];
+                            /**
+                             * @description TRAVEL_RULE when any applied rule’s threshold is reached (or it has none, or no rules apply).
+                             * @enum {string}
+                             */
+                            regime: "TRAVEL_RULE" | "BELOW_THRESHOLD";
+                            /** @description Empty when neither party has a jurisdiction (v1). */
+                            rules: {
+                                /** @description When the rule took effect. */
+                                date: string;
+                                /** @description The rules-table entry used: the country, a group such as EU, or FATF. */
+                                entry: string;
+                                /** @description That party’s jurisdiction (ISO 3166-1 alpha-2). */
+                                jurisdiction: string;
+                                name: string;
+                                /**
+                                 * @description Whose jurisdiction brought the rule.
+                                 * @enum {string}
+                                 */
+                                party: "originator" | "beneficiary";
+                                /** @description The threshold and how the value compared with it. */
+                                reason: string;
+                                /**
+                                 * @description TRAVEL_RULE when any applied rule’s threshold is reached (or it has none, or no rules apply).
+                                 * @enum {string}
+                                 */
+                                regime: "TRAVEL_RULE" | "BELOW_THRESHOLD";
+                                /** @description The legal source: law and article. */
+                                source: string;
+                            }[];
+                            /** @description true when nothing the rules require is missing. */
+                            valid: boolean;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4871,6 +5529,210 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallet-proofs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling organization’s wallet proofs, newest first (EVM addresses match in any case) */
+        get: {
+            parameters: {
+                query?: {
+                    address?: string;
+                    chain?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            walletProofs: {
+                                /** @description EVM addresses in their EIP-55 checksum form. */
+                                address: string;
+                                chain: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * @description How control was shown; CUSTOMER_DECLARATION is the customer’s word, not a verified signature.
+                                 * @enum {string}
+                                 */
+                                method: "EIP-191" | "BIP-137" | "BIP-322" | "CUSTOMER_DECLARATION";
+                                /** @description When the hub verified the signature; null for a customer declaration. */
+                                verifiedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Record that a customer controls a self-hosted wallet address (signature verified by the hub)
+         * @description EIP-191 personal_sign for EVM chains (0x-hex signature; mixed-case addresses must carry a valid EIP-55 checksum), BIP-137 or BIP-322 simple for BTC (base64). A signature that does not prove control is 400 saying why. `type: customerDeclaration` records the customer’s declaration instead, marked as such.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        address: string;
+                        /**
+                         * @description The chain part of the asset codes: BTC, or an EVM chain such as ETH, BSC, MATIC, POL, AVAX.
+                         * @example ETH
+                         */
+                        chain: string;
+                        /** @description The text the customer signed (or, for a declaration, declared). The hub keeps only its SHA-256. */
+                        message: string;
+                        /** @description Bitcoin: base64 (BIP-137, or BIP-322 simple); EVM: 0x-hex (EIP-191 personal_sign). */
+                        signature?: string;
+                        /**
+                         * @description `signature` (default): the hub verifies `signature`. `customerDeclaration`: the customer declared the address theirs, for jurisdictions that accept it; nothing is verified and the proof is marked as such.
+                         * @enum {string}
+                         */
+                        type?: "signature" | "customerDeclaration";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description EVM addresses in their EIP-55 checksum form. */
+                            address: string;
+                            chain: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description How control was shown; CUSTOMER_DECLARATION is the customer’s word, not a verified signature.
+                             * @enum {string}
+                             */
+                            method: "EIP-191" | "BIP-137" | "BIP-322" | "CUSTOMER_DECLARATION";
+                            /** @description When the hub verified the signature; null for a customer declaration. */
+                            verifiedAt: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6337,7 +7199,7 @@ export interface components {
         };
         /** @description RFC 9457 problem details. */
         Problem: {
-            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "INVALID_STATE" | "IDEMPOTENCY_CONFLICT" | "ALREADY_EXISTS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNKNOWN_COUNTERPARTY" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "INVALID_STATE" | "IDEMPOTENCY_CONFLICT" | "ALREADY_EXISTS" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNKNOWN_COUNTERPARTY" | "RULES_NOT_MET" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "UNAVAILABLE";
             detail: string;
             /** @description At most 100 problems; `truncated` says when more were found. */
             errors?: {
@@ -6385,6 +7247,21 @@ export interface components {
              * @description Reference generated by the hub.
              */
             transactionRef: string;
+            /** @description A self-hosted wallet ownership proof the originator attached (walletProofId). */
+            walletProof?: {
+                /** @description EVM addresses in their EIP-55 checksum form. */
+                address: string;
+                chain: string;
+                /** Format: uuid */
+                id: string;
+                /**
+                 * @description How control was shown; CUSTOMER_DECLARATION is the customer’s word, not a verified signature.
+                 * @enum {string}
+                 */
+                method: "EIP-191" | "BIP-137" | "BIP-322" | "CUSTOMER_DECLARATION";
+                /** @description When the hub verified the signature; null for a customer declaration. */
+                verifiedAt: string | null;
+            };
         };
         TxHashWebhook: {
             /**

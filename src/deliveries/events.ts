@@ -13,6 +13,7 @@
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import { DOCUMENTED_AS } from '../http/documented-as.js';
 import { DeclineReason, Protocol, Ref } from '../transactions/schemas.js';
+import { WalletProofSummary } from '../wallets/schemas.js';
 
 /** Who receives a webhook: a party to the transaction, or the organization that asked (ping). */
 export type Recipient = 'beneficiary' | 'originator' | 'both' | 'caller';
@@ -69,6 +70,7 @@ const receivedFields = {
     description: 'Decimal string, interpreted with transactionAssetDecimals.',
   }),
   transactionAssetDecimals: Type.Integer({ description: '0 means a human-readable amount.' }),
+  walletProof: Type.Optional(WalletProofSummary),
 };
 
 const confirmedFields = {

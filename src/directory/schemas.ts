@@ -30,6 +30,17 @@ export const Organization = Type.Object(
 );
 export type Organization = Static<typeof Organization>;
 
+const Jurisdiction = Type.Union(
+  [Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', examples: ['DE'] }), Type.Null()],
+  { description: 'ISO 3166-1 alpha-2 country code (upper case); null clears it.' },
+);
+const Lei = Type.Union(
+  [Type.String({ minLength: 20, maxLength: 20, examples: ['5493001KJTIIGC8Y1R12'] }), Type.Null()],
+  {
+    description: 'ISO 17442 Legal Entity Identifier (20 characters, mod 97-10 check digits); null clears it.',
+  },
+);
+
 const ContactEmail = Type.Union([Type.String({ maxLength: 254 }), Type.Null()], {
   description:
     'Where the hub sends notices about the organization (a change of its travelEndpoint or publicKey). ' +
@@ -44,7 +55,21 @@ export const Ivms101Version = Type.Enum(['2020', '2023'], {
 
 /** The entry as the organization itself and the operator see it: the directory's fields and more. */
 export const OrganizationDetail = Type.Object(
-  { ...Organization.properties, contactEmail: ContactEmail, ivms101Version: Ivms101Version },
+  {
+    ...Organization.properties,
+    contactEmail: ContactEmail,
+    ivms101Version: Ivms101Version,
+    jurisdiction: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'ISO 3166-1 alpha-2 country whose travel rule binds the organization (SPEC §15); null: none set, ' +
+        'so it brings no rules to a transfer. The directory filters by it (?jurisdiction=) but lists only ' +
+        'the interface document’s fields.',
+    }),
+    lei: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Legal Entity Identifier (ISO 17442, check digits verified); the directory filters by it (?lei=).',
+    }),
+  },
   { additionalProperties: false },
 );
 export type OrganizationDetail = Static<typeof OrganizationDetail>;
@@ -56,6 +81,8 @@ export const DirectoryQuery = Type.Object(
   {
     organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
     vaspDid: Type.Optional(Type.String({ maxLength: 512 })),
+    jurisdiction: Type.Optional(Type.String({ maxLength: 2, pattern: '^[A-Z]{2}$' })),
+    lei: Type.Optional(Type.String({ maxLength: 20 })),
   },
   { additionalProperties: false },
 );
@@ -76,6 +103,8 @@ export const UpdateMyOrganization = Type.Object(
     publicKey: Type.Optional(PublicKey),
     contactEmail: Type.Optional(ContactEmail),
     ivms101Version: Type.Optional(Ivms101Version),
+    jurisdiction: Type.Optional(Jurisdiction),
+    lei: Type.Optional(Lei),
   },
   {
     additionalProperties: false,
@@ -93,6 +122,8 @@ export const CreateOrganization = Type.Object(
     organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
     contactEmail: Type.Optional(ContactEmail),
     ivms101Version: Type.Optional(Ivms101Version),
+    jurisdiction: Type.Optional(Jurisdiction),
+    lei: Type.Optional(Lei),
   },
   { additionalProperties: false },
 );
@@ -107,6 +138,8 @@ export const UpdateOrganization = Type.Object(
     organizationType: Type.Optional(Type.Enum(['unverified', 'verified'])),
     contactEmail: Type.Optional(ContactEmail),
     ivms101Version: Type.Optional(Ivms101Version),
+    jurisdiction: Type.Optional(Jurisdiction),
+    lei: Type.Optional(Lei),
   },
   { additionalProperties: false, minProperties: 1 },
 );

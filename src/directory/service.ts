@@ -20,6 +20,8 @@ import { email } from '../deliveries/events.js';
 import { enqueue } from '../deliveries/outbox.js';
 import { validateEndpointUrl } from '../deliveries/ssrf.js';
 import { AppError, type FieldProblem, notFound, validationFailed } from '../http/errors.js';
+import { isLei } from '../ivms101/codes.js';
+import { isJurisdiction } from '../rules/jurisdictions.js';
 import { isDid, isEmail, isPrintableName, NAME_RULE } from '../text/formats.js';
 import { DirectoryCache } from './cache.js';
 import { Credentials } from './keys.js';
@@ -44,7 +46,12 @@ export class DirectoryService {
     this.credentials = new Credentials(db, masterKey, this.cache, (fn) => this.write(fn));
   }
 
-  list(filter: { organizationType?: string; vaspDid?: string }): Promise<OrganizationDetail[]> {
+  list(filter: {
+    organizationType?: string;
+    vaspDid?: string;
+    jurisdiction?: string;
+    lei?: string;
+  }): Promise<OrganizationDetail[]> {
     return store.listOrganizations(this.db, filter);
   }
 
@@ -78,6 +85,8 @@ export class DirectoryService {
       organizationType: input.organizationType ?? 'unverified',
       contactEmail: input.contactEmail ?? null,
       ivms101Version: input.ivms101Version ?? '2020',
+      jurisdiction: input.jurisdiction ?? null,
+      lei: input.lei ?? null,
     };
     await store.insertOrganization(tx, organization);
     const issued = await this.credentials.issueFirst(tx, organization.id);
@@ -240,6 +249,8 @@ export class DirectoryService {
     travelEndpoint?: string | null;
     publicKey?: string | null;
     contactEmail?: string | null;
+    jurisdiction?: string | null;
+    lei?: string | null;
   }): void {
     const problems: FieldProblem[] = [];
     if (fields.name !== undefined && !isPrintableName(fields.name)) {
@@ -258,6 +269,18 @@ export class DirectoryService {
     }
     if (fields.contactEmail != null && !isEmail(fields.contactEmail)) {
       problems.push({ path: '/contactEmail', message: 'must be an e-mail address' });
+    }
+    if (fields.jurisdiction != null && !isJurisdiction(fields.jurisdiction)) {
+      problems.push({
+        path: '/jurisdiction',
+        message: 'must be an ISO 3166-1 alpha-2 country code in upper case',
+      });
+    }
+    if (fields.lei != null && !isLei(fields.lei)) {
+      problems.push({
+        path: '/lei',
+        message: 'must be an ISO 17442 LEI: 20 characters with valid check digits',
+      });
     }
     if (problems.length > 0) throw validationFailed(problems);
   }

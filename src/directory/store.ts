@@ -14,10 +14,12 @@ interface OrgRow {
   organization_type: 'unverified' | 'verified';
   contact_email: string | null;
   ivms101_version: '2020' | '2023';
+  jurisdiction: string | null;
+  lei: string | null;
 }
 
 const ORG_COLUMNS =
-  'id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email, ivms101_version';
+  'id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email, ivms101_version, jurisdiction, lei';
 
 function toOrganization(r: OrgRow): OrganizationDetail {
   return {
@@ -29,13 +31,17 @@ function toOrganization(r: OrgRow): OrganizationDetail {
     organizationType: r.organization_type,
     contactEmail: r.contact_email,
     ivms101Version: r.ivms101_version,
+    jurisdiction: r.jurisdiction,
+    lei: r.lei,
   };
 }
 
 /** The directory entry as every organization sees it: the interface document's six fields. */
 export function publicEntry({
-  contactEmail: _,
-  ivms101Version: __,
+  contactEmail: _c,
+  ivms101Version: _v,
+  jurisdiction: _j,
+  lei: _l,
   ...entry
 }: OrganizationDetail): Organization {
   return entry;
@@ -43,13 +49,19 @@ export function publicEntry({
 
 export async function listOrganizations(
   q: Queryable,
-  filter: { organizationType?: string; vaspDid?: string },
+  filter: { organizationType?: string; vaspDid?: string; jurisdiction?: string; lei?: string },
 ): Promise<OrganizationDetail[]> {
   const rows = await q.query<OrgRow>(
     `SELECT ${ORG_COLUMNS} FROM organizations
       WHERE ($1::text IS NULL OR organization_type = $1) AND ($2::text IS NULL OR vasp_did = $2)
+        AND ($3::text IS NULL OR jurisdiction = $3) AND ($4::text IS NULL OR lei = $4)
       ORDER BY name, id`,
-    [filter.organizationType ?? null, filter.vaspDid ?? null],
+    [
+      filter.organizationType ?? null,
+      filter.vaspDid ?? null,
+      filter.jurisdiction ?? null,
+      filter.lei ?? null,
+    ],
   );
   return rows.map(toOrganization);
 }
@@ -70,8 +82,8 @@ export async function findOrganizationByDid(
 export async function insertOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
     `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email,
-                                ivms101_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+                                ivms101_version, jurisdiction, lei)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       o.id,
       o.name,
@@ -81,6 +93,8 @@ export async function insertOrganization(q: Queryable, o: OrganizationDetail): P
       o.organizationType,
       o.contactEmail,
       o.ivms101Version,
+      o.jurisdiction,
+      o.lei,
     ],
   );
 }
@@ -88,7 +102,8 @@ export async function insertOrganization(q: Queryable, o: OrganizationDetail): P
 export async function updateOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
     `UPDATE organizations SET name = $2, vasp_did = $3, travel_endpoint = $4, public_key = $5,
-            organization_type = $6, contact_email = $7, ivms101_version = $8, updated_at = now()
+            organization_type = $6, contact_email = $7, ivms101_version = $8, jurisdiction = $9, lei = $10,
+            updated_at = now()
       WHERE id = $1`,
     [
       o.id,
@@ -99,6 +114,8 @@ export async function updateOrganization(q: Queryable, o: OrganizationDetail): P
       o.organizationType,
       o.contactEmail,
       o.ivms101Version,
+      o.jurisdiction,
+      o.lei,
     ],
   );
 }

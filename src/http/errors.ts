@@ -21,6 +21,7 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Request body must be application/json' },
   UNKNOWN_COUNTERPARTY: { status: 422, title: 'Unknown or invalid counterparty' },
+  RULES_NOT_MET: { status: 422, title: 'The transfer misses data its jurisdictions require' },
   RATE_LIMITED: { status: 429, title: 'Rate limit exceeded' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   INTERNAL: { status: 500, title: 'Internal error' },

@@ -48,7 +48,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS)',
   413: 'Body over 256 KiB (PAYLOAD_TOO_LARGE)',
   415: 'Body not JSON (UNSUPPORTED_MEDIA_TYPE)',
-  422: 'Unknown counterparty (UNKNOWN_COUNTERPARTY)',
+  422: 'Unknown counterparty (UNKNOWN_COUNTERPARTY), or data the jurisdictions require is missing (RULES_NOT_MET)',
   429: 'Rate limited (RATE_LIMITED)',
   503: 'Database unreachable or shutting down (UNAVAILABLE)',
 };

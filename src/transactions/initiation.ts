@@ -17,8 +17,17 @@ import type { OrganizationDetail } from '../directory/schemas.js';
 import { findOrganization, findOrganizationByDid } from '../directory/store.js';
 import { AppError } from '../http/errors.js';
 import { type Idempotency, type IdempotencyKey, isRememberedRefusal } from '../idempotency/index.js';
+import type { HeldTo } from '../rules/store.js';
+import type { WalletProofSummary } from '../wallets/schemas.js';
 import * as store from './initiation-store.js';
 import type { InitiateRequest, InitiateResponse } from './schemas.js';
+
+/** What other domains attach to an initiation once they checked it (SPEC §15). */
+export interface Attachments {
+  walletProof?: WalletProofSummary;
+  /** The rules the transfer was held to; kept by the rules domain once the transaction exists. */
+  rules?: HeldTo;
+}
 
 /** How initiation finds organizations: in the command's transaction, or through a cache. */
 export interface OrgLookups {
@@ -80,6 +89,7 @@ export class Initiations {
     originatorId: string,
     body: InitiateRequest,
     idem?: IdempotencyKey,
+    attached: Attachments = {},
   ): Promise<InitiateResponse> {
     if (body.protocol === 'TRP') return this.trpOutbound(originatorId, body, idem);
     if (
@@ -89,20 +99,20 @@ export class Initiations {
       return this.limitedNotify(originatorId, body, idem);
     }
     if (!idem) {
-      const prepared = await this.prepare(this.lookups, originatorId, body);
+      const prepared = await this.prepare(this.lookups, originatorId, body, attached);
       await this.batches.submit(prepared.initiation);
       return prepared.response;
     }
     const alone = () =>
       this.idempotency.run(originatorId, idem, async (tx) => {
-        const prepared = await this.prepare(lookupsIn(tx), originatorId, body);
+        const prepared = await this.prepare(lookupsIn(tx), originatorId, body, attached);
         const plan = this.outbox.plan([prepared.initiation.message], { lease: false });
         await store.insertInitiations(tx, [prepared.initiation], plan);
         return prepared.response;
       });
     let prepared: Awaited<ReturnType<typeof this.prepare>>;
     try {
-      prepared = await this.prepare(this.lookups, originatorId, body);
+      prepared = await this.prepare(this.lookups, originatorId, body, attached);
     } catch (err) {
       if (isRememberedRefusal(err)) return alone();
       throw err;
@@ -220,7 +230,12 @@ export class Initiations {
   }
 
   /** Resolves the parties, seals the personal data and builds the rows and the answer. */
-  private async prepare(lookups: OrgLookups, originatorId: string, body: InitiateRequest) {
+  private async prepare(
+    lookups: OrgLookups,
+    originatorId: string,
+    body: InitiateRequest,
+    attached: Attachments = {},
+  ) {
     const originator = await lookups.byId(originatorId);
     if (!originator) throw new AppError('UNAUTHENTICATED', 'The calling organization no longer exists.');
     const beneficiary = await resolveBeneficiary(lookups, originatorId, body);
@@ -256,6 +271,7 @@ export class Initiations {
                 ...(info.origin === undefined ? {} : { origin: info.origin }),
               },
             },
+            ...(attached.walletProof ? { walletProof: attached.walletProof } : {}),
           });
     const initiation: store.Initiation = {
       record: {

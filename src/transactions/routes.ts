@@ -6,6 +6,7 @@ import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
 import type { AssetTable } from './assets.js';
+import type { Attachments } from './initiation.js';
 import {
   ApproveRequest,
   ApproveResponse,
@@ -32,7 +33,16 @@ import { validateDecline, validateInitiation } from './validation.js';
 
 const tags = ['transactions'];
 
-export function transactionRoutes(app: HubApp, transactions: TransactionService, assets: AssetTable) {
+export function transactionRoutes(
+  app: HubApp,
+  transactions: TransactionService,
+  assets: AssetTable,
+  checks?: {
+    /** The jurisdictions' rules and the attached wallet proof (SPEC §15); throws 400 or 422. */
+    before(orgId: string, body: InitiateRequest): Promise<Attachments>;
+    after(ref: string, attached: Attachments): Promise<void>;
+  },
+) {
   const idempotency = (request: FastifyRequest): IdempotencyKey | undefined => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') return undefined;
@@ -61,8 +71,14 @@ export function transactionRoutes(app: HubApp, transactions: TransactionService,
       const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
       const checked = validateInitiation(request.body, assets, schemaProblems);
       if (checked.problems.length > 0) throw validationFailed(checked.problems);
-      // The personal data goes on in canonical form (SPEC §18), whatever dialect it came in.
-      return transactions.initiate(orgId, { ...request.body, pii: checked.pii }, idempotency(request));
+      // The personal data goes on in canonical form (SPEC §18), whatever dialect it came in: the
+      // rules read it so, and the hub keeps it so.
+      const body = { ...request.body, pii: checked.pii };
+      // The jurisdictions' rules and the wallet proof (SPEC §15): 422 RULES_NOT_MET, 400.
+      const attached = (await checks?.before(orgId, body)) ?? {};
+      const answer = await transactions.initiate(orgId, body, idempotency(request), attached);
+      await checks?.after(answer.transactionRef, attached);
+      return answer;
     },
   );
 

@@ -7,6 +7,7 @@
 import { type Static, Type } from 'typebox';
 import { DeliverySummary } from '../deliveries/summary.js';
 import { DOCUMENTED_AS } from '../http/documented-as.js';
+import { TransferValue } from '../rules/schemas.js';
 import { DECLINE_CATEGORIES } from './decline.js';
 import { PROTOCOLS, STATES } from './state-machine.js';
 
@@ -75,6 +76,14 @@ export const InitiateRequest = Type.Object(
       }),
     ),
     pii: Type.Object({}, { description: 'IVMS101 personal data.', [DOCUMENTED_AS]: 'Pii' }),
+    transferValue: Type.Optional(TransferValue),
+    walletProofId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description:
+          'A wallet proof of the caller (POST /v1/wallet-proofs) for the transfer’s origin or destination; shown to the beneficiary.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

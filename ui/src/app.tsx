@@ -26,6 +26,7 @@ import { OperatorOperators } from './views/operator-operators.js';
 import { OperatorOrganization } from './views/operator-organization.js';
 import { OperatorOrganizations } from './views/operator-organizations.js';
 import { OperatorOverview } from './views/operator-overview.js';
+import { RulesPage } from './views/rules.js';
 import { Settings } from './views/settings.js';
 import { SignIn } from './views/sign-in.js';
 import { TransactionPage } from './views/transaction.js';
@@ -41,6 +42,7 @@ const ORG_NAV: NavItem[] = [
   { route: 'inbox', label: 'Inbox' },
   { route: 'outbox', label: 'Outbox' },
   { route: 'travel-addresses', label: 'Travel addresses' },
+  { route: 'rules', label: 'Rules' },
   { route: 'deliveries', label: 'Delivery health' },
   { route: 'ivms101', label: 'IVMS101 check' },
   { route: 'settings', label: 'Settings' },
@@ -222,6 +224,8 @@ function OrgRoutes({ route }: { route: string[] }) {
       return route[1] ? <TransactionPage key={route[1]} transactionRef={route[1]} /> : <NotFound />;
     case 'travel-addresses':
       return <TravelAddresses />;
+    case 'rules':
+      return <RulesPage />;
     case 'deliveries':
       return <DeliveryHealth />;
     case 'ivms101':

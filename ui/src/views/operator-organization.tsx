@@ -58,6 +58,8 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
     publicKey: org.publicKey ?? '',
     organizationType: org.organizationType,
     ivms101Version: org.ivms101Version,
+    jurisdiction: org.jurisdiction ?? '',
+    lei: org.lei ?? '',
   }));
   const { busy, error, run } = useAction();
   const problems = fieldErrors(error);
@@ -76,6 +78,9 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
       body.publicKey = form.publicKey.trim() || null;
     if (form.organizationType !== org.organizationType) body.organizationType = form.organizationType;
     if (form.ivms101Version !== org.ivms101Version) body.ivms101Version = form.ivms101Version;
+    if ((form.jurisdiction.trim().toUpperCase() || null) !== org.jurisdiction)
+      body.jurisdiction = form.jurisdiction.trim().toUpperCase() || null;
+    if ((form.lei.trim().toUpperCase() || null) !== org.lei) body.lei = form.lei.trim().toUpperCase() || null;
     if (Object.keys(body).length === 0) {
       announce('Nothing changed.');
       return;
@@ -113,6 +118,19 @@ function EditOrganization({ org, onSaved }: { org: Organization; onSaved: (o: Or
         hint="Told of changes to the travel endpoint and public key; not in the directory."
       >
         {(aria) => <input {...aria} {...text('contactEmail')} type="email" spellcheck={false} />}
+      </Field>
+      <Field
+        id="edit-jurisdiction"
+        label="Jurisdiction"
+        error={problems.jurisdiction}
+        hint="ISO 3166-1 alpha-2; its travel rule applies to the organization's transfers."
+      >
+        {(aria) => (
+          <input {...aria} {...text('jurisdiction')} class="mono" maxLength={2} spellcheck={false} />
+        )}
+      </Field>
+      <Field id="edit-lei" label="LEI" error={problems.lei}>
+        {(aria) => <input {...aria} {...text('lei')} class="mono" maxLength={20} spellcheck={false} />}
       </Field>
       <Field id="edit-type" label="Status">
         {(aria) => (

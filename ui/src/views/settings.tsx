@@ -56,6 +56,8 @@ const formOf = (me: Organization) => ({
   travelEndpoint: me.travelEndpoint ?? '',
   publicKey: me.publicKey ?? '',
   ivms101Version: me.ivms101Version,
+  jurisdiction: me.jurisdiction ?? '',
+  lei: me.lei ?? '',
 });
 
 /** The fields that differ from the entry, trimmed; an emptied optional field becomes null. */
@@ -66,6 +68,8 @@ function changes(form: ReturnType<typeof formOf>, me: Organization) {
     travelEndpoint?: string | null;
     publicKey?: string | null;
     ivms101Version?: Organization['ivms101Version'];
+    jurisdiction?: string | null;
+    lei?: string | null;
   } = {};
   const optional = (v: string) => v.trim() || null;
   if (form.ivms101Version !== me.ivms101Version) patch.ivms101Version = form.ivms101Version;
@@ -74,6 +78,9 @@ function changes(form: ReturnType<typeof formOf>, me: Organization) {
   if (optional(form.travelEndpoint) !== me.travelEndpoint)
     patch.travelEndpoint = optional(form.travelEndpoint);
   if (optional(form.publicKey) !== (me.publicKey?.trim() || null)) patch.publicKey = optional(form.publicKey);
+  const upper = (v: string) => optional(v)?.toUpperCase() ?? null;
+  if (upper(form.jurisdiction) !== me.jurisdiction) patch.jurisdiction = upper(form.jurisdiction);
+  if (upper(form.lei) !== me.lei) patch.lei = upper(form.lei);
   return patch;
 }
 
@@ -157,6 +164,31 @@ function EntryForm() {
         )}
       </Field>
       <Field
+        id="jurisdiction"
+        label="Jurisdiction"
+        error={problems.jurisdiction}
+        hint="ISO 3166-1 alpha-2 country whose travel rule binds you (e.g. DE). Its rules then apply to your transfers."
+      >
+        {(aria) => (
+          <input
+            {...aria}
+            {...text('jurisdiction')}
+            class="mono"
+            maxLength={2}
+            placeholder="DE"
+            spellcheck={false}
+          />
+        )}
+      </Field>
+      <Field
+        id="lei"
+        label="LEI"
+        error={problems.lei}
+        hint="Your Legal Entity Identifier (ISO 17442, 20 characters)."
+      >
+        {(aria) => <input {...aria} {...text('lei')} class="mono" maxLength={20} spellcheck={false} />}
+      </Field>
+      <Field
         id="travel-endpoint"
         label="Travel endpoint"
         error={problems.travelEndpoint}
@@ -236,6 +268,8 @@ function EntryFacts({ org }: { org: Organization }) {
         <Fact label="Contact e-mail">
           {org.contactEmail ? <span class="break">{org.contactEmail}</span> : none}
         </Fact>
+        <Fact label="Jurisdiction">{org.jurisdiction ?? none}</Fact>
+        <Fact label="LEI">{org.lei ? <span class="mono">{org.lei}</span> : none}</Fact>
         <Fact label="Travel endpoint">
           {org.travelEndpoint ? <span class="mono break">{org.travelEndpoint}</span> : none}
         </Fact>

@@ -7,6 +7,7 @@
  * counterparty is the TRP peer (SPEC §16), named as the hub knows it wherever the page names the
  * other side: the facts, the timeline and the final note.
  */
+
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type Delivery, HubProblem, type Role, type Transaction, unwrap } from '../api.js';
@@ -20,6 +21,7 @@ import { useAction, usePoll } from '../hooks.js';
 import { useOrg } from '../session.js';
 import { isInboundTrp, peerDid, peerName, protocolLabel, type TrpInfo } from '../trp.js';
 import { PiiView } from './pii.js';
+import { TransferCompliance } from './rules.js';
 import { TransactionActions } from './transaction-actions.js';
 import { POLL_MS } from './transactions.js';
 
@@ -112,6 +114,7 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
       </PageHead>
       <ErrorNote error={error} prefix="Could not refresh:" />
       <FinalNote tx={tx} role={role} party={party} />
+      <TransferCompliance transactionRef={tx.transactionRef} />
 
       <div class="columns">
         <section class="panel" aria-labelledby="facts-heading">
