@@ -13,6 +13,7 @@ import { adminClaimRoutes, claimRoutes } from './claims/routes.js';
 import { ClaimService } from './claims/service.js';
 import { LinkTokens, tokenHash } from './claims/tokens.js';
 import { type Config, ConfigError } from './config.js';
+import { KeyRing } from './crypto/envelope.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
@@ -148,10 +149,12 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     done();
   });
 
-  const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
+  // The current master key seals; previous ones still open what they sealed (SPEC §14).
+  const keys = KeyRing.of(secrets.masterKey, secrets.previousMasterKeys ?? []);
+  const directory = new DirectoryService(db, keys, config.allowPrivateEndpoints);
   const assets = assetTable(config.assetTableFile);
   const registry = createRegistry();
-  const tokens = new LinkTokens(secrets.masterKey);
+  const tokens = new LinkTokens(keys);
   const allowPrivate = config.allowPrivateEndpoints;
   const trpCallbacks = config.trp && new TrpCallbacks(config.trp.publicUrl, tokens, allowPrivate);
   const trpSender =
@@ -190,7 +193,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     log: app.log,
     links: () => tokens.links(config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`),
   });
-  const transactions: TransactionService = new TransactionService(db, secrets.masterKey, deliveries.outbox, {
+  const transactions: TransactionService = new TransactionService(db, keys, deliveries.outbox, {
     lookups: directory.lookups,
     notifyDailyLimit: config.notifyDailyLimit,
     claimHash: (ref) => tokenHash(tokens.claimToken(ref)),
@@ -200,7 +203,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     trpCallbacks &&
     new TrpBridge({
       db,
-      masterKey: secrets.masterKey,
+      masterKey: keys,
       allowPrivate,
       assets,
       callbacks: trpCallbacks,
@@ -208,7 +211,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       moves: transactions.trpMoves,
     });
   const trp = config.trp && trpBridge && createTrpListener(config.trp, trpBridge, app.log, config.rateLimit);
-  const claims = new ClaimService(db, secrets.masterKey, tokens, directory, transactions.lifecycle);
+  const claims = new ClaimService(db, keys, tokens, directory, transactions.lifecycle);
   const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
   const background = {
     start: async () => {

@@ -41,9 +41,9 @@ program
   .description('apply pending database migrations and exit')
   .action(() =>
     withDirectory(
-      async ({ db, masterKey }) => {
+      async ({ db, masterKey, previousMasterKeys }) => {
         const { migrate } = await import('../db/migrate.js');
-        const applied = await migrate(db, { masterKey });
+        const applied = await migrate(db, { masterKey, previousMasterKeys });
         print({ applied });
       },
       { migrate: false },
@@ -145,6 +145,21 @@ operator
     }),
   );
 
+program
+  .command('rekey')
+  .description(
+    're-seal all sealed data under the current HUB_MASTER_KEY (older keys in HUB_MASTER_KEYS_PREVIOUS); ' +
+      'runs beside a hub on PostgreSQL, in batches, and resumes where a killed run stopped',
+  )
+  .option('--batch-size <n>', 'blobs per database transaction', positiveInteger, 200)
+  .option('--pause <ms>', 'milliseconds to wait between batches (spares a busy hub)', positiveInteger, 0)
+  .action((o: { batchSize: number; pause: number }) =>
+    withDirectory(async ({ db, masterKey, previousMasterKeys }) => {
+      const { runRekey } = await import('./rekey.js');
+      print(await runRekey(db, masterKey, previousMasterKeys ?? [], o));
+    }),
+  );
+
 registerParticipantCommands(program);
 
 /** What an operator command works with: the database and the services over it. */
@@ -153,6 +168,7 @@ interface Shell {
   directory: DirectoryService;
   operators: OperatorService;
   masterKey: Buffer;
+  previousMasterKeys?: readonly Buffer[];
 }
 
 async function withDirectory(fn: (shell: Shell) => Promise<void>, options: { migrate?: boolean } = {}) {
@@ -161,12 +177,22 @@ async function withDirectory(fn: (shell: Shell) => Promise<void>, options: { mig
   // On stderr: stdout is the command's JSON.
   const keyLine = generatedKeyLine(secrets, config);
   if (keyLine) process.stderr.write(`${keyLine}\n`);
-  const db = await openDatabase(config, { ...options, masterKey: secrets.masterKey });
+  const db = await openDatabase(config, {
+    ...options,
+    masterKey: secrets.masterKey,
+    previousMasterKeys: secrets.previousMasterKeys,
+  });
   try {
     const { DirectoryService } = await import('../directory/service.js');
     const { OperatorService } = await import('../operators/service.js');
     const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
-    await fn({ db, directory, operators: new OperatorService(db, directory), masterKey: secrets.masterKey });
+    await fn({
+      db,
+      directory,
+      operators: new OperatorService(db, directory),
+      masterKey: secrets.masterKey,
+      previousMasterKeys: secrets.previousMasterKeys,
+    });
   } finally {
     await db.close();
   }
@@ -175,6 +201,12 @@ async function withDirectory(fn: (shell: Shell) => Promise<void>, options: { mig
 function scopeArgument(value: string): Scope {
   if (value !== 'full' && value !== 'read') throw new InvalidArgumentError('expected full or read.');
   return value;
+}
+
+function positiveInteger(value: string): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) === 0)
+    throw new InvalidArgumentError('expected a positive integer.');
+  return Number(value);
 }
 
 function uuidArgument(value: string): string {

@@ -5,7 +5,7 @@
  */
 import { type Config, ConfigError } from '../config.js';
 import { databaseLine, openDatabase } from '../db/open.js';
-import { generatedKeyLine, resolveSecrets } from '../secrets.js';
+import { generatedKeyLine, masterKeyWarning, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 
 export async function serve(config: Config): Promise<void> {
@@ -23,10 +23,13 @@ export async function serve(config: Config): Promise<void> {
 
 async function start(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
+  const warning = masterKeyWarning(secrets);
+  if (warning) process.stderr.write(`${warning}\n`);
   // Open the database while the app's modules load: start-up is mostly these two.
   let migrated: string[] = [];
   const opening = openDatabase(config, {
     masterKey: secrets.masterKey,
+    previousMasterKeys: secrets.previousMasterKeys,
     onMigrated: (applied) => {
       migrated = applied;
     },

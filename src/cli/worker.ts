@@ -7,13 +7,16 @@
 import { buildApp, VERSION } from '../app.js';
 import type { Config } from '../config.js';
 import { databaseLine, openDatabase } from '../db/open.js';
-import { generatedKeyLine, resolveSecrets } from '../secrets.js';
+import { generatedKeyLine, masterKeyWarning, resolveSecrets } from '../secrets.js';
 
 export async function runWorker(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
+  const warning = masterKeyWarning(secrets);
+  if (warning) process.stderr.write(`${warning}\n`);
   let migrated: string[] = [];
   const db = await openDatabase(config, {
     masterKey: secrets.masterKey,
+    previousMasterKeys: secrets.previousMasterKeys,
     onMigrated: (applied) => {
       migrated = applied;
     },

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database, Queryable } from './database.js';
 import { sealReasons } from './steps/0008_seal_reasons.js';
+import { addKeyIds } from './steps/0016_key_ids.js';
 
 const DIR = new URL('../../migrations/', import.meta.url);
 const LOCK_ID = 7_202_611; // arbitrary constant shared by every hub process
@@ -15,11 +16,16 @@ const LOCK_ID = 7_202_611; // arbitrary constant shared by every hub process
 export interface MigrateOptions {
   /** For data steps that seal stored data; a step that needs it and finds data fails without it. */
   masterKey?: Buffer;
+  /** HUB_MASTER_KEYS_PREVIOUS, for data steps that open what older keys sealed. */
+  previousMasterKeys?: readonly Buffer[];
 }
 
 type Step = { name: string; run: (tx: Queryable, options: MigrateOptions) => Promise<void> };
 
-const CODE_STEPS: Step[] = [{ name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) }];
+const CODE_STEPS: Step[] = [
+  { name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) },
+  { name: '0016_key_ids', run: (tx, o) => addKeyIds(tx, o.masterKey, o.previousMasterKeys) },
+];
 
 function steps(): Step[] {
   const sql = readdirSync(DIR)

@@ -3,7 +3,7 @@
  * audited `/pii` read and the delivery worker ever decrypt `pii`; every other read leaves it sealed.
  */
 import { recordAudit } from '../audit/store.js';
-import { openPii } from '../crypto/envelope.js';
+import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { deliverySummaries, NOT_APPLICABLE, type Summary } from '../deliveries/summary.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
@@ -18,7 +18,7 @@ const DEFAULT_PAGE = 50;
 export class TransactionReads {
   constructor(
     private readonly db: Database,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
   ) {}
 
   async get(orgId: string, ref: string): Promise<Transaction> {
@@ -121,7 +121,7 @@ function trpOf(q: Queryable, transactions: readonly store.TransactionRecord[]) {
 
 function toSummary(
   t: store.TransactionRecord,
-  masterKey: Buffer,
+  masterKey: SealingKeys,
   delivery: Summary,
   trp: TrpTransferInfo | undefined,
 ): TransactionSummary {

@@ -1,0 +1,8 @@
+-- Retention and erasure (SPEC §14). A transaction's personal data and sealed reasons are destroyed
+-- once its last state change is older than HUB_RETENTION, or at once by an operator: the sealed
+-- blobs (each holds its own wrapped data key) become NULL and `pii_erased_at` says when. The
+-- metadata and the history stay. The partial index serves the worker's retention sweep, which only
+-- ever looks at transactions not erased yet, oldest state change first.
+ALTER TABLE transactions ALTER COLUMN sealed_pii DROP NOT NULL;
+ALTER TABLE transactions ADD COLUMN pii_erased_at timestamptz;
+CREATE INDEX transactions_retention_idx ON transactions (state_changed_at) WHERE pii_erased_at IS NULL;
