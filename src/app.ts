@@ -42,6 +42,9 @@ import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { OperatorService } from './operators/service.js';
+import { Erasure } from './retention/erasure.js';
+import { adminRetentionRoutes } from './retention/routes.js';
+import { RetentionSweeper } from './retention/sweeper.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/assets.js';
 import { ExpirySweeper } from './transactions/expiry.js';
@@ -213,17 +216,20 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const trp = config.trp && trpBridge && createTrpListener(config.trp, trpBridge, app.log, config.rateLimit);
   const claims = new ClaimService(db, keys, tokens, directory, transactions.lifecycle);
   const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
+  const erasure = new Erasure(db, keys);
+  const retention = new RetentionSweeper(erasure, config.retentionMs, app.log);
   const background = {
     start: async () => {
       await deliveries.worker.start();
       expiry.start();
+      retention.start();
     },
     stop: async () => {
-      await Promise.all([deliveries.worker.stop(), expiry.stop()]);
+      await Promise.all([deliveries.worker.stop(), expiry.stop(), retention.stop()]);
     },
   };
   app.addHook('onClose', async () => {
-    await Promise.all([expiry.stop(), deliveries.close(), trp?.close()]);
+    await Promise.all([expiry.stop(), retention.stop(), deliveries.close(), trp?.close()]);
     await trpSender?.close();
   });
   const unwatchDirectory = await directory.watch();
@@ -314,6 +320,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
+  adminRetentionRoutes(app, erasure);
   deliveries.registerRoutes(app);
   await dashboardRoutes(app);
   await docsRoutes(app);

@@ -23,8 +23,6 @@ export async function serve(config: Config): Promise<void> {
 
 async function start(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
-  const warning = masterKeyWarning(secrets);
-  if (warning) process.stderr.write(`${warning}\n`);
   // Open the database while the app's modules load: start-up is mostly these two.
   let migrated: string[] = [];
   const opening = openDatabase(config, {
@@ -65,6 +63,9 @@ async function start(config: Config): Promise<void> {
   if (config.worker) await background.start();
   lines.push(`Delivery worker: ${config.worker ? 'running' : 'off (HUB_WORKER=false)'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
+  // Once per start, after the start-up lines (a start that fails says only why).
+  const warning = masterKeyWarning(secrets);
+  if (warning) process.stderr.write(`${warning}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

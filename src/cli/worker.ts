@@ -11,8 +11,6 @@ import { generatedKeyLine, masterKeyWarning, resolveSecrets } from '../secrets.j
 
 export async function runWorker(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
-  const warning = masterKeyWarning(secrets);
-  if (warning) process.stderr.write(`${warning}\n`);
   let migrated: string[] = [];
   const db = await openDatabase(config, {
     masterKey: secrets.masterKey,
@@ -30,6 +28,8 @@ export async function runWorker(config: Config): Promise<void> {
       `E-mail: ${config.smtpUrl ? 'SMTP configured' : 'no SMTP_URL; NOTIFY e-mails stay in the outbox'}\n` +
       (keyLine ? `${keyLine}\n` : ''),
   );
+  const warning = masterKeyWarning(secrets);
+  if (warning) process.stderr.write(`${warning}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

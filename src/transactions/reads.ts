@@ -106,6 +106,12 @@ export class TransactionReads {
 
   private async decryptPii(q: Queryable, ref: string): Promise<unknown> {
     const sealed = await store.readSealedPii(q, ref);
+    if (sealed === null) {
+      throw new AppError(
+        'PII_ERASED',
+        'The personal data of this transaction was erased; piiErasedAt says when.',
+      );
+    }
     if (!sealed) throw notFound('The transaction');
     return JSON.parse(openPii(this.masterKey, ref, sealed));
   }
@@ -155,5 +161,6 @@ function toSummary(
     ...(typeof cancelReason === 'string' ? { cancelReason } : {}),
     delivery,
     ...(trp ? { trp } : {}),
+    ...(t.piiErasedAt === null ? {} : { piiErasedAt: t.piiErasedAt }),
   };
 }
