@@ -38,6 +38,7 @@ import {
 import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem, problems } from './http/types.js';
 import { PiiSchema } from './ivms101/schema.js';
+import { loadLinkKey } from './keys/link-key.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
@@ -157,7 +158,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const directory = new DirectoryService(db, keys, config.allowPrivateEndpoints);
   const assets = assetTable(config.assetTableFile);
   const registry = createRegistry();
-  const tokens = new LinkTokens(keys);
+  const tokens = new LinkTokens(keys, await loadLinkKey(db, keys));
   const allowPrivate = config.allowPrivateEndpoints;
   const trpCallbacks = config.trp && new TrpCallbacks(config.trp.publicUrl, tokens, allowPrivate);
   const trpSender =

@@ -16,10 +16,11 @@ export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export class LinkTokens {
   private readonly key: Buffer;
 
-  constructor(masterKey: SealingKeys) {
-    this.key = Buffer.from(
-      hkdfSync('sha256', currentKeyBytes(masterKey), Buffer.alloc(0), 'trh/link-tokens', 32),
-    );
+  /** `linkKey`: the stored link key (keys/link-key.ts); without it, drawn from the current master key. */
+  constructor(masterKey: SealingKeys, linkKey?: Buffer) {
+    this.key =
+      linkKey ??
+      Buffer.from(hkdfSync('sha256', currentKeyBytes(masterKey), Buffer.alloc(0), 'trh/link-tokens', 32));
   }
 
   claimToken(transactionRef: string): string {

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database, Queryable } from './database.js';
 import { sealReasons } from './steps/0008_seal_reasons.js';
-import { addKeyIds } from './steps/0016_key_ids.js';
+import { addKeyIds } from './steps/0016_reseal_key_ids.js';
 
 const DIR = new URL('../../migrations/', import.meta.url);
 const LOCK_ID = 7_202_611; // arbitrary constant shared by every hub process
@@ -24,7 +24,7 @@ type Step = { name: string; run: (tx: Queryable, options: MigrateOptions) => Pro
 
 const CODE_STEPS: Step[] = [
   { name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) },
-  { name: '0016_key_ids', run: (tx, o) => addKeyIds(tx, o.masterKey, o.previousMasterKeys) },
+  { name: '0016_reseal_key_ids', run: (tx, o) => addKeyIds(tx, o.masterKey, o.previousMasterKeys) },
 ];
 
 function steps(): Step[] {

@@ -8,6 +8,7 @@ import { pickupContext } from '../claims/service.js';
 import { secretContext } from '../directory/keys.js';
 import { context as answerContext } from '../idempotency/index.js';
 import { context as reasonContext } from '../transactions/reasons.js';
+import { hubKeyContext } from './link-key.js';
 
 export interface SealedColumn {
   table: string;
@@ -55,5 +56,12 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: ['organization_id', 'idempotency_key'],
     fields: ['organization_id', 'idempotency_key'],
     context: ([org, key]) => answerContext(org!, key!),
+  },
+  {
+    table: 'hub_keys',
+    column: 'sealed_key',
+    key: ['name'],
+    fields: ['name'],
+    context: ([n]) => hubKeyContext(n!),
   },
 ];

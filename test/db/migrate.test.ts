@@ -106,7 +106,7 @@ for (const [backend, open] of backends) {
           .filter((f) => f > '0008')
           .sort()
           .flatMap((f) => (f.startsWith('0009') ? ['0008_seal_reasons', f] : [f]))
-          .flatMap((f) => (f.startsWith('0016') ? ['0016_key_ids', f] : [f])),
+          .flatMap((f) => (f.startsWith('0016') ? [f, '0016_reseal_key_ids'] : [f])),
       ]);
       const [t] = await db.query('SELECT sealed_reason FROM transactions WHERE ref = $1', [ref]);
       assert.deepEqual(openReason(masterKey, ref, t!.sealed_reason as Uint8Array), reason);
@@ -164,11 +164,11 @@ for (const [backend, open] of backends) {
         org,
         sealV1(old, secretContext(org), 'whsec_legacy'),
       ]);
-      await db.query(`DELETE FROM schema_migrations WHERE name = '0016_key_ids'`);
+      await db.query(`DELETE FROM schema_migrations WHERE name = '0016_reseal_key_ids'`);
       await assert.rejects(migrate(db), /0016 .*needs HUB_MASTER_KEY/);
 
       assert.deepEqual(await migrate(db, { masterKey: current, previousMasterKeys: [old] }), [
-        '0016_key_ids',
+        '0016_reseal_key_ids',
       ]);
       const [t] = await db.query('SELECT sealed_pii FROM transactions WHERE ref = $1', [ref]);
       const [w] = await db.query('SELECT sealed_secret FROM webhook_secrets WHERE id = $1', [secretId]);

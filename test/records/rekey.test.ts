@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { keyIdOf } from '../../src/crypto/envelope.js';
 import { toBuffer } from '../../src/db/database.js';
 import { SEALED_COLUMNS } from '../../src/keys/sealed.js';
 import { eachBackend, type TestHub } from '../harness.js';
-import { mainRequest, uniqueName } from '../support/requests.js';
+import { mainRequest, notifyRequest, uniqueName } from '../support/requests.js';
 
 const CLI = ['--import', 'tsx', new URL('../../src/cli/index.ts', import.meta.url).pathname];
 
@@ -92,6 +92,15 @@ eachBackend(
         return res.body.transactionRef as string;
       };
       for (let i = 0; i < 24; i++) await initiate();
+      // A NOTIFY transaction: its claim link is minted now, under key 1.
+      const notifyName = uniqueName();
+      const notify = await hub().request('POST', '/v1/transactions/initiate', {
+        key: originator.apiKey,
+        body: notifyRequest(randomUUID(), notifyName),
+      });
+      assert.equal(notify.status, 200, notify.text);
+      const notifyRef = notify.body.transactionRef as string;
+      names.set(notifyRef, notifyName);
       // A reason and a keyed command's answer are sealed too.
       const cancelled = [...names.keys()][0]!;
       const retryCancel = () =>
@@ -160,6 +169,13 @@ eachBackend(
         'once key 1 is gone, a retry from before the rotation is refused, never run twice',
       );
       assert.equal(late.body.code, 'IDEMPOTENCY_CONFLICT');
+      const [claim] = await hub().db.query('SELECT token_hash FROM claims WHERE transaction_ref = $1', [
+        notifyRef,
+      ]);
+      assert.ok(
+        hub().hub.claims.claimHash(notifyRef).equals(toBuffer(claim!.token_hash)),
+        'a claim link composed after the rotation is the one minted before it',
+      );
       // A second run finds nothing left.
       const idle = await runRekey(cliEnv(hub(), key2, []), []);
       if (backend === 'postgres') assert.equal(JSON.parse(idle.stdout).resealed, 0);
