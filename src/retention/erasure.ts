@@ -58,7 +58,7 @@ export class Erasure {
     details: Record<string, unknown>,
   ): Promise<Erased> {
     const piiErasedAt = await store.eraseSealed(tx, t.ref);
-    for (const answer of await store.answersOf(tx, t.parties)) {
+    for (const answer of await store.answersOf(tx, t.parties, t.ref)) {
       if (this.mentions(answer, t.ref)) await store.deleteAnswer(tx, answer.organizationId, answer.key);
     }
     await recordAudit(tx, {

@@ -75,13 +75,23 @@ export interface AnswerRecord {
   sealed: Buffer | null;
 }
 
-/** The Idempotency-Key records of these organizations (live or expired but not purged yet). */
-export async function answersOf(q: Queryable, organizations: readonly string[]): Promise<AnswerRecord[]> {
+/**
+ * The Idempotency-Key records of these organizations (live or expired but not purged yet) that may
+ * be about the transaction: answers in the clear that name it, and every sealed answer (checked by
+ * the caller once opened).
+ */
+export async function answersOf(
+  q: Queryable,
+  organizations: readonly string[],
+  ref: string,
+): Promise<AnswerRecord[]> {
   if (organizations.length === 0) return [];
   const rows = await q.query(
     `SELECT organization_id::text AS org, idempotency_key, response::text AS response, sealed_response
-       FROM idempotency_keys WHERE organization_id::text = ANY($1::text[])`,
-    [organizations],
+       FROM idempotency_keys
+      WHERE organization_id = ANY($1::uuid[])
+        AND (sealed_response IS NOT NULL OR position($2 in response::text) > 0)`,
+    [organizations, ref],
   );
   return rows.map((r) => ({
     organizationId: String(r.org),
