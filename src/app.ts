@@ -13,6 +13,7 @@ import { adminClaimRoutes, claimRoutes } from './claims/routes.js';
 import { ClaimService } from './claims/service.js';
 import { LinkTokens, tokenHash } from './claims/tokens.js';
 import { type Config, ConfigError } from './config.js';
+import { KeyRing } from './crypto/envelope.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
@@ -38,10 +39,14 @@ import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem, problems } from './http/types.js';
 import { ivms101Routes } from './ivms101/routes.js';
 import { PiiSchema } from './ivms101/schema.js';
+import { loadLinkKey } from './keys/link-key.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { OperatorService } from './operators/service.js';
+import { Erasure } from './retention/erasure.js';
+import { adminRetentionRoutes } from './retention/routes.js';
+import { RetentionSweeper } from './retention/sweeper.js';
 import { loadFxRates, NO_RATES } from './rules/fx.js';
 import { rulesRoutes } from './rules/routes.js';
 import { RulesService } from './rules/service.js';
@@ -155,11 +160,13 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     done();
   });
 
-  const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
+  // The current master key seals; previous ones still open what they sealed (SPEC §14).
+  const keys = KeyRing.of(secrets.masterKey, secrets.previousMasterKeys ?? []);
+  const directory = new DirectoryService(db, keys, config.allowPrivateEndpoints);
   const assets = assetTable(config.assetTableFile);
   const rules = rulesService(config, db, directory);
   const registry = createRegistry();
-  const tokens = new LinkTokens(secrets.masterKey);
+  const tokens = new LinkTokens(keys, await loadLinkKey(db, keys));
   const allowPrivate = config.allowPrivateEndpoints;
   const trpCallbacks = config.trp && new TrpCallbacks(config.trp.publicUrl, tokens, allowPrivate);
   const trpSender =
@@ -198,7 +205,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     log: app.log,
     links: () => tokens.links(config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`),
   });
-  const transactions: TransactionService = new TransactionService(db, secrets.masterKey, deliveries.outbox, {
+  const transactions: TransactionService = new TransactionService(db, keys, deliveries.outbox, {
     lookups: directory.lookups,
     notifyDailyLimit: config.notifyDailyLimit,
     claimHash: (ref) => tokenHash(tokens.claimToken(ref)),
@@ -208,7 +215,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     trpCallbacks &&
     new TrpBridge({
       db,
-      masterKey: secrets.masterKey,
+      masterKey: keys,
       allowPrivate,
       assets,
       callbacks: trpCallbacks,
@@ -216,19 +223,22 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       moves: transactions.trpMoves,
     });
   const trp = config.trp && trpBridge && createTrpListener(config.trp, trpBridge, app.log, config.rateLimit);
-  const claims = new ClaimService(db, secrets.masterKey, tokens, directory, transactions.lifecycle);
+  const claims = new ClaimService(db, keys, tokens, directory, transactions.lifecycle);
   const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
+  const erasure = new Erasure(db, keys);
+  const retention = new RetentionSweeper(erasure, config.retentionMs, app.log);
   const background = {
     start: async () => {
       await deliveries.worker.start();
       expiry.start();
+      retention.start();
     },
     stop: async () => {
-      await Promise.all([deliveries.worker.stop(), expiry.stop()]);
+      await Promise.all([deliveries.worker.stop(), expiry.stop(), retention.stop()]);
     },
   };
   app.addHook('onClose', async () => {
-    await Promise.all([expiry.stop(), deliveries.close(), trp?.close()]);
+    await Promise.all([expiry.stop(), retention.stop(), deliveries.close(), trp?.close()]);
     await trpSender?.close();
   });
   const unwatchDirectory = await directory.watch();
@@ -334,6 +344,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
+  adminRetentionRoutes(app, erasure);
   deliveries.registerRoutes(app);
   await dashboardRoutes(app);
   await docsRoutes(app);

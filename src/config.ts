@@ -19,6 +19,12 @@ export interface Config {
   readonly adminKey: string | undefined;
   /** 32-byte key-encryption key from the environment; when undefined, generated in dataDir. */
   readonly masterKey: Buffer | undefined;
+  /** HUB_MASTER_KEY_FILE: where masterKey was read from, when it came from a file (SPEC §14). */
+  readonly masterKeyFile: string | undefined;
+  /** HUB_MASTER_KEYS_PREVIOUS: older master keys that still open what they sealed (SPEC §14). */
+  readonly previousMasterKeys: readonly Buffer[];
+  /** HUB_RETENTION: personal data is erased this long after a transaction's last state change (ms). */
+  readonly retentionMs: number;
   readonly smtpUrl: string | undefined;
   readonly allowPrivateEndpoints: boolean;
   readonly worker: boolean;
@@ -74,11 +80,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminKey !== undefined && !isUsableAdminKey(adminKey))
     throw new ConfigError(`HUB_ADMIN_KEY ${ADMIN_KEY_RULE}`);
   const masterKeyText = str('HUB_MASTER_KEY');
+  const masterKeyFile = str('HUB_MASTER_KEY_FILE');
   let masterKey: Buffer | undefined;
   if (masterKeyText !== undefined) {
+    if (masterKeyFile !== undefined) {
+      throw new ConfigError('HUB_MASTER_KEY and HUB_MASTER_KEY_FILE are both set; set one of them');
+    }
     masterKey = decodeMasterKey(masterKeyText);
     if (!masterKey) throw new ConfigError('HUB_MASTER_KEY must be base64 of 32 bytes');
+  } else if (masterKeyFile !== undefined) {
+    masterKey = readMasterKeyFile(masterKeyFile);
   }
+  const previousMasterKeys = (str('HUB_MASTER_KEYS_PREVIOUS') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+    .map((k, i) => {
+      const key = decodeMasterKey(k);
+      if (!key) throw new ConfigError(`HUB_MASTER_KEYS_PREVIOUS: entry ${i + 1} must be base64 of 32 bytes`);
+      return key;
+    });
   if (databaseUrl !== undefined && (adminKey === undefined || masterKey === undefined)) {
     throw new ConfigError(
       `${adminKey === undefined ? 'HUB_ADMIN_KEY' : 'HUB_MASTER_KEY'} is required when DATABASE_URL is set`,
@@ -110,6 +131,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: str('HUB_DATA_DIR') ?? './data',
     adminKey,
     masterKey,
+    masterKeyFile: masterKey === undefined ? undefined : masterKeyFile,
+    previousMasterKeys: Object.freeze(previousMasterKeys),
+    retentionMs: duration(str('HUB_RETENTION'), 'HUB_RETENTION', '5y'),
     smtpUrl,
     allowPrivateEndpoints: boolean(str('HUB_ALLOW_PRIVATE_ENDPOINTS'), 'HUB_ALLOW_PRIVATE_ENDPOINTS', false),
     worker: boolean(str('HUB_WORKER'), 'HUB_WORKER', true),
@@ -131,6 +155,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pendingExpiryMs: duration(str('HUB_PENDING_EXPIRY'), 'HUB_PENDING_EXPIRY', '30d'),
     trp: trpConfig(str),
   });
+}
+
+/** HUB_MASTER_KEY_FILE: a file holding the base64 key (a secret mount, outside HUB_DATA_DIR). */
+function readMasterKeyFile(file: string): Buffer {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(
+      `HUB_MASTER_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const key = decodeMasterKey(text.trim());
+  if (!key) throw new ConfigError(`HUB_MASTER_KEY_FILE: ${file} must hold base64 of 32 bytes`);
+  return key;
 }
 
 export function decodeMasterKey(text: string): Buffer | undefined {
@@ -196,15 +235,22 @@ function trpConfig(str: (name: string) => string | undefined): TrpConfig | undef
   });
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  y: 365 * 86_400_000,
+};
 
-/** A duration such as `30d`, `12h`, `90s` or `500ms`, in milliseconds (at least 1 s, at most 100 years). */
+/** A duration such as `5y`, `30d`, `12h`, `90s` or `500ms` (a year is 365 days), in milliseconds (at least 1 s, at most 100 years). */
 function duration(v: string | undefined, name: string, dflt: string): number {
-  const match = /^(\d+)(ms|s|m|h|d)$/.exec(v ?? dflt);
+  const match = /^(\d+)(ms|s|m|h|d|y)$/.exec(v ?? dflt);
   const ms = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : Number.NaN;
   if (!(ms >= 1000 && ms <= 100 * 365 * 86_400_000)) {
     throw new ConfigError(
-      `${name} must be a duration such as 30d, 12h or 90s (units ms, s, m, h, d), at least 1s`,
+      `${name} must be a duration such as 30d, 12h or 90s (units ms, s, m, h, d, y), at least 1s`,
     );
   }
   return ms;

@@ -96,11 +96,13 @@ export class TestHub {
   hub!: Hub;
   db!: Database;
   readonly logs: string[] = [];
+  /** HUB_MASTER_KEYS_PREVIOUS of the next `start` (master-key rotation suites change both keys). */
+  previousMasterKeys: Buffer[] = [];
   private constructor(
     readonly backend: Backend,
     readonly config: Config,
     readonly adminKey: string,
-    readonly masterKey: Buffer,
+    public masterKey: Buffer,
     private readonly dropDatabase: () => Promise<void>,
   ) {}
 
@@ -135,7 +137,7 @@ export class TestHub {
     this.db = this.config.databaseUrl
       ? await openPostgres(this.config.databaseUrl, 10)
       : await openPglite(this.config.dataDir);
-    await migrate(this.db, { masterKey: this.masterKey });
+    await migrate(this.db, { masterKey: this.masterKey, previousMasterKeys: this.previousMasterKeys });
     const logs = this.logs;
     const logStream = new Writable({
       write(chunk, _enc, cb) {
@@ -148,7 +150,12 @@ export class TestHub {
     this.hub = await buildApp({
       config: this.config,
       db: this.db,
-      secrets: { adminKey: this.adminKey, masterKey: this.masterKey, generatedAdminKey: false },
+      secrets: {
+        adminKey: this.adminKey,
+        masterKey: this.masterKey,
+        previousMasterKeys: this.previousMasterKeys,
+        generatedAdminKey: false,
+      },
       logStream,
     });
     this.url = await this.hub.app.listen({ port: 0, host: '127.0.0.1' });

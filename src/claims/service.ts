@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit/store.js';
-import { openPii, sealPii } from '../crypto/envelope.js';
+import { openPii, type SealingKeys, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { email } from '../deliveries/events.js';
 import { enqueue } from '../deliveries/outbox.js';
@@ -29,12 +29,12 @@ import { type LinkTokens, TOKEN_PATTERN, tokenHash } from './tokens.js';
 export const PICKUP_TTL_MS = 24 * 60 * 60 * 1000;
 
 const invalidLink = () => notFound('The link');
-const pickupContext = (id: string) => `credentials:${id}`;
+export const pickupContext = (id: string) => `credentials:${id}`;
 
 export class ClaimService {
   constructor(
     private readonly db: Database,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
     private readonly tokens: LinkTokens,
     private readonly directory: DirectoryService,
     private readonly lifecycle: Lifecycle,

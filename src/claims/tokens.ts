@@ -7,6 +7,7 @@
  * leads nowhere; with it, a token is found by what it opens, never guessed.
  */
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { currentKeyBytes, type SealingKeys } from '../crypto/envelope.js';
 import type { EmailLinks } from '../deliveries/email-texts.js';
 
 /** What a token looks like in a URL: 43 base64url characters. */
@@ -15,8 +16,11 @@ export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export class LinkTokens {
   private readonly key: Buffer;
 
-  constructor(masterKey: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'trh/link-tokens', 32));
+  /** `linkKey`: the stored link key (keys/link-key.ts); without it, drawn from the current master key. */
+  constructor(masterKey: SealingKeys, linkKey?: Buffer) {
+    this.key =
+      linkKey ??
+      Buffer.from(hkdfSync('sha256', currentKeyBytes(masterKey), Buffer.alloc(0), 'trh/link-tokens', 32));
   }
 
   claimToken(transactionRef: string): string {

@@ -42,9 +42,9 @@ program
   .description('apply pending database migrations and exit')
   .action(() =>
     withDirectory(
-      async ({ db, masterKey }) => {
+      async ({ db, masterKey, previousMasterKeys }) => {
         const { migrate } = await import('../db/migrate.js');
-        const applied = await migrate(db, { masterKey });
+        const applied = await migrate(db, { masterKey, previousMasterKeys });
         print({ applied });
       },
       { migrate: false },
@@ -181,6 +181,21 @@ operator
     }),
   );
 
+program
+  .command('rekey')
+  .description(
+    're-seal all sealed data under the current HUB_MASTER_KEY (older keys in HUB_MASTER_KEYS_PREVIOUS); ' +
+      'runs beside a hub on PostgreSQL, in batches, and resumes where a killed run stopped',
+  )
+  .option('--batch-size <n>', 'blobs per database transaction', positiveInteger, 200)
+  .option('--pause <ms>', 'milliseconds to wait between batches (spares a busy hub)', positiveInteger, 0)
+  .action((o: { batchSize: number; pause: number }) =>
+    withDirectory(async ({ db, masterKey, previousMasterKeys }) => {
+      const { runRekey } = await import('./rekey.js');
+      print(await runRekey(db, masterKey, previousMasterKeys ?? [], o));
+    }),
+  );
+
 registerParticipantCommands(program);
 
 /** What an operator command works with: the database and the services over it. */
@@ -189,6 +204,7 @@ interface Shell {
   directory: DirectoryService;
   operators: OperatorService;
   masterKey: Buffer;
+  previousMasterKeys?: readonly Buffer[];
 }
 
 async function withDirectory(fn: (shell: Shell) => Promise<void>, options: { migrate?: boolean } = {}) {
@@ -197,12 +213,22 @@ async function withDirectory(fn: (shell: Shell) => Promise<void>, options: { mig
   // On stderr: stdout is the command's JSON.
   const keyLine = generatedKeyLine(secrets, config);
   if (keyLine) process.stderr.write(`${keyLine}\n`);
-  const db = await openDatabase(config, { ...options, masterKey: secrets.masterKey });
+  const db = await openDatabase(config, {
+    ...options,
+    masterKey: secrets.masterKey,
+    previousMasterKeys: secrets.previousMasterKeys,
+  });
   try {
     const { DirectoryService } = await import('../directory/service.js');
     const { OperatorService } = await import('../operators/service.js');
     const directory = new DirectoryService(db, secrets.masterKey, config.allowPrivateEndpoints);
-    await fn({ db, directory, operators: new OperatorService(db, directory), masterKey: secrets.masterKey });
+    await fn({
+      db,
+      directory,
+      operators: new OperatorService(db, directory),
+      masterKey: secrets.masterKey,
+      previousMasterKeys: secrets.previousMasterKeys,
+    });
   } finally {
     await db.close();
   }
@@ -216,6 +242,12 @@ function scopeArgument(value: string): Scope {
 function versionArgument(value: string): Ivms101Version {
   if (value !== '2020' && value !== '2023') throw new InvalidArgumentError('expected 2020 or 2023.');
   return value;
+}
+
+function positiveInteger(value: string): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) === 0)
+    throw new InvalidArgumentError('expected a positive integer.');
+  return Number(value);
 }
 
 function uuidArgument(value: string): string {

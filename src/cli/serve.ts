@@ -5,7 +5,7 @@
  */
 import { type Config, ConfigError } from '../config.js';
 import { databaseLine, openDatabase } from '../db/open.js';
-import { generatedKeyLine, resolveSecrets } from '../secrets.js';
+import { generatedKeyLine, masterKeyWarning, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
 
 export async function serve(config: Config): Promise<void> {
@@ -27,6 +27,7 @@ async function start(config: Config): Promise<void> {
   let migrated: string[] = [];
   const opening = openDatabase(config, {
     masterKey: secrets.masterKey,
+    previousMasterKeys: secrets.previousMasterKeys,
     onMigrated: (applied) => {
       migrated = applied;
     },
@@ -62,6 +63,9 @@ async function start(config: Config): Promise<void> {
   if (config.worker) await background.start();
   lines.push(`Delivery worker: ${config.worker ? 'running' : 'off (HUB_WORKER=false)'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
+  // Once per start, after the start-up lines (a start that fails says only why).
+  const warning = masterKeyWarning(secrets);
+  if (warning) process.stderr.write(`${warning}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

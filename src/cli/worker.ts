@@ -7,13 +7,14 @@
 import { buildApp, VERSION } from '../app.js';
 import type { Config } from '../config.js';
 import { databaseLine, openDatabase } from '../db/open.js';
-import { generatedKeyLine, resolveSecrets } from '../secrets.js';
+import { generatedKeyLine, masterKeyWarning, resolveSecrets } from '../secrets.js';
 
 export async function runWorker(config: Config): Promise<void> {
   const secrets = resolveSecrets(config);
   let migrated: string[] = [];
   const db = await openDatabase(config, {
     masterKey: secrets.masterKey,
+    previousMasterKeys: secrets.previousMasterKeys,
     onMigrated: (applied) => {
       migrated = applied;
     },
@@ -27,6 +28,8 @@ export async function runWorker(config: Config): Promise<void> {
       `E-mail: ${config.smtpUrl ? 'SMTP configured' : 'no SMTP_URL; NOTIFY e-mails stay in the outbox'}\n` +
       (keyLine ? `${keyLine}\n` : ''),
   );
+  const warning = masterKeyWarning(secrets);
+  if (warning) process.stderr.write(`${warning}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,6 +1,7 @@
 /**
  * The hub's OpenAPI document, produced without a database or a listener: the app is built
- * with a database that is never queried, and asked for its document. Used by
+ * with a database that holds nothing (every query finds no rows; the start-up reads the link key),
+ * and asked for its document. Used by
  * `npm run generate:client` and by the test that keeps the generated client in step.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,7 +14,7 @@ const unused = () => {
 };
 const noDatabase: Database = {
   kind: 'postgres',
-  query: unused,
+  query: async () => [],
   exec: unused,
   transaction: unused,
   listen: async () => async () => {},

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database, Queryable } from './database.js';
 import { sealReasons } from './steps/0008_seal_reasons.js';
+import { addKeyIds } from './steps/0016_reseal_key_ids.js';
 import { keyOperatorNames } from './steps/0017_operator_name_keys.js';
 
 const DIR = new URL('../../migrations/', import.meta.url);
@@ -16,6 +17,8 @@ const LOCK_ID = 7_202_611; // arbitrary constant shared by every hub process
 export interface MigrateOptions {
   /** For data steps that seal stored data; a step that needs it and finds data fails without it. */
   masterKey?: Buffer;
+  /** HUB_MASTER_KEYS_PREVIOUS, for data steps that open what older keys sealed. */
+  previousMasterKeys?: readonly Buffer[];
 }
 
 type Step = { name: string; run: (tx: Queryable, options: MigrateOptions) => Promise<void> };
@@ -23,6 +26,7 @@ type Step = { name: string; run: (tx: Queryable, options: MigrateOptions) => Pro
 const CODE_STEPS: Step[] = [
   { name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) },
   { name: '0017_operator_name_keys', run: (tx) => keyOperatorNames(tx) },
+  { name: '0016_reseal_key_ids', run: (tx, o) => addKeyIds(tx, o.masterKey, o.previousMasterKeys) },
 ];
 
 function steps(): Step[] {

@@ -9,7 +9,12 @@ import { migrate } from './migrate.js';
 
 export async function openDatabase(
   config: Config,
-  options: { migrate?: boolean; masterKey?: Buffer; onMigrated?: (applied: string[]) => void } = {},
+  options: {
+    migrate?: boolean;
+    masterKey?: Buffer;
+    previousMasterKeys?: readonly Buffer[];
+    onMigrated?: (applied: string[]) => void;
+  } = {},
 ): Promise<Database> {
   // Only the driver in use is loaded.
   const wasm = config.databaseUrl ? undefined : compilePgliteWasm();
@@ -18,7 +23,10 @@ export async function openDatabase(
     : await (await import('./pglite.js')).openPglite(config.dataDir, wasm);
   if (options.migrate !== false) {
     try {
-      const applied = await migrate(db, { masterKey: options.masterKey }); // not inside `?.(…)`: that would skip it without a listener
+      const applied = await migrate(db, {
+        masterKey: options.masterKey,
+        previousMasterKeys: options.previousMasterKeys,
+      }); // not inside `?.(…)`: that would skip it without a listener
       options.onMigrated?.(applied);
     } catch (err) {
       await db.close();

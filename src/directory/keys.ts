@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit/store.js';
-import { openPii, sealPii } from '../crypto/envelope.js';
+import { openPii, type SealingKeys, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { generateWebhookSecret } from '../deliveries/signing.js';
 import type { Scope } from '../http/auth.js';
@@ -30,7 +30,7 @@ export const secretContext = (organizationId: string) => `webhook-secret:${organ
 export class Credentials {
   constructor(
     private readonly db: Database,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
     private readonly cache: DirectoryCache,
     /** Runs a directory write: one transaction, the cache cleared at commit. */
     private readonly write: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>,

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit/store.js';
+import type { SealingKeys } from '../crypto/envelope.js';
 import { keyFingerprint, parseParticipantPublicKey } from '../crypto/public-key.js';
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
 import { email } from '../deliveries/events.js';
@@ -40,7 +41,7 @@ export class DirectoryService {
 
   constructor(
     private readonly db: Database,
-    masterKey: Buffer,
+    masterKey: SealingKeys,
     private readonly allowPrivateEndpoints: boolean,
   ) {
     this.credentials = new Credentials(db, masterKey, this.cache, (fn) => this.write(fn));

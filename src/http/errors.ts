@@ -18,6 +18,7 @@ export const ERRORS = {
   IDEMPOTENCY_CONFLICT: { status: 409, title: 'Idempotency-Key reused with a different request' },
   ALREADY_EXISTS: { status: 409, title: 'Already exists' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request not received in time' },
+  PII_ERASED: { status: 410, title: 'Personal data erased' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Request body must be application/json' },
   UNKNOWN_COUNTERPARTY: { status: 422, title: 'Unknown or invalid counterparty' },

@@ -46,6 +46,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'Wrong party or role, or the wrong kind of key for the route (FORBIDDEN)',
   404: 'Not found (NOT_FOUND)',
   409: 'Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS)',
+  410: 'Personal data erased under the retention policy or by an operator (PII_ERASED)',
   413: 'Body over 256 KiB (PAYLOAD_TOO_LARGE)',
   415: 'Body not JSON (UNSUPPORTED_MEDIA_TYPE)',
   422: 'Unknown counterparty (UNKNOWN_COUNTERPARTY), or data the jurisdictions require is missing (RULES_NOT_MET)',

@@ -10,7 +10,7 @@
  */
 import { createHmac, hkdfSync } from 'node:crypto';
 import { configure } from 'safe-stable-stringify';
-import { openPii, sealPii } from '../crypto/envelope.js';
+import { currentKeyBytes, KeyRing, openPii, type SealingKeys, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, type ErrorCode, type FieldProblem } from '../http/errors.js';
 import * as store from './store.js';
@@ -19,6 +19,8 @@ import * as store from './store.js';
 export interface IdempotencyKey {
   key: string;
   hash: Buffer;
+  /** The fingerprints under previous master keys: a retry that straddles a rotation still replays. */
+  previous?: readonly Buffer[];
 }
 
 /** Member order is not part of a JSON object's meaning: a retry that re-serializes its body is the same request. */
@@ -29,7 +31,11 @@ const canonicalJson = configure({ deterministic: true, strict: true });
  * under a key derived from the master key), because an initiation's body holds personal data: a
  * plain hash stored beside it would let anyone holding the database test a guess of that data.
  */
-export function requestHasher(masterKey: Buffer): (route: string, body: unknown) => Buffer {
+export function requestHasher(masterKey: SealingKeys): (route: string, body: unknown) => Buffer {
+  return hasherUnder(currentKeyBytes(masterKey));
+}
+
+function hasherUnder(masterKey: Buffer): (route: string, body: unknown) => Buffer {
   const key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'trh/idempotency/request', 32));
   return (route, body) =>
     createHmac('sha256', key)
@@ -69,12 +75,20 @@ export class Idempotency {
   /** When this process last deleted expired records. */
   private lastPurge = 0;
   readonly requestHash: (route: string, body: unknown) => Buffer;
+  private readonly previousHashes: ((route: string, body: unknown) => Buffer)[];
 
   constructor(
     private readonly db: Database,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
   ) {
     this.requestHash = requestHasher(masterKey);
+    const previous = masterKey instanceof KeyRing ? masterKey.all().slice(1) : [];
+    this.previousHashes = previous.map((k) => hasherUnder(k.bytes()));
+  }
+
+  /** A request's fingerprint under the current master key, and under the previous ones (SPEC §14). */
+  requestFingerprint(route: string, body: unknown): { hash: Buffer; previous: Buffer[] } {
+    return { hash: this.requestHash(route, body), previous: this.previousHashes.map((h) => h(route, body)) };
   }
 
   /** Runs `fn` in one database transaction; with a key, replays or records the first answer. */
@@ -135,7 +149,7 @@ export class Idempotency {
   }
 
   private replay<T>(orgId: string, prior: store.StoredResponse, idem: IdempotencyKey): T {
-    if (!prior.hash.equals(idem.hash)) {
+    if (!prior.hash.equals(idem.hash) && !idem.previous?.some((h) => prior.hash.equals(h))) {
       throw new AppError('IDEMPOTENCY_CONFLICT', 'This Idempotency-Key was used with a different request.');
     }
     const response =
@@ -150,5 +164,5 @@ export class Idempotency {
   }
 }
 
-/** Associated data of a sealed answer: the organization and its key. */
-const context = (orgId: string, key: string) => `idempotency:${orgId}/${key}`;
+/** Associated data of a sealed answer: the organization and its key (exported for rekey). */
+export const context = (orgId: string, key: string) => `idempotency:${orgId}/${key}`;

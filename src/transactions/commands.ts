@@ -6,6 +6,7 @@
  * nothing. Of two racing commands exactly one moves the transaction; the other sees 409.
  */
 import { recordAudit } from '../audit/store.js';
+import type { SealingKeys } from '../crypto/envelope.js';
 import type { Queryable } from '../db/database.js';
 import { type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue } from '../deliveries/outbox.js';
@@ -20,7 +21,7 @@ import * as store from './store.js';
 export class TransactionCommands {
   constructor(
     private readonly idempotency: Idempotency,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
   ) {}
 
   confirm(orgId: string, body: { transactionRef: string; txHash?: string }, idem?: IdempotencyKey) {

@@ -21,7 +21,7 @@ import type { TransactionRecord } from './store.js';
 export interface Initiation {
   record: Omit<
     TransactionRecord,
-    'createdAt' | 'updatedAt' | 'sealedReason' | 'status' | 'claimedAt' | 'inbound' | 'flow'
+    'createdAt' | 'updatedAt' | 'sealedReason' | 'status' | 'claimedAt' | 'inbound' | 'flow' | 'piiErasedAt'
   > & { inbound?: boolean };
   sealedPii: Buffer;
   message: OutboxMessage;

@@ -8,7 +8,7 @@
  * or runs alone.
  */
 import { randomUUID } from 'node:crypto';
-import { sealPii } from '../crypto/envelope.js';
+import { type SealingKeys, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { email, type OutboxMessage, trp, webhook } from '../deliveries/events.js';
@@ -64,7 +64,7 @@ export class Initiations {
 
   constructor(
     private readonly db: Database,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
     private readonly lookups: OrgLookups,
     private readonly outbox: Outbox,
     private readonly idempotency: Idempotency,

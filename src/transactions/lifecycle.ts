@@ -4,6 +4,8 @@
  * takes over its transaction, which then follows MAIN. Each is one database transaction with its
  * history row and its messages; messages not sent yet of a transaction that ends are withdrawn.
  */
+
+import type { SealingKeys } from '../crypto/envelope.js';
 import type { Queryable } from '../db/database.js';
 import { email, type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue, withdraw } from '../deliveries/outbox.js';
@@ -22,7 +24,7 @@ const NOTIFIED: readonly State[] = ['RECEIVER_NOTIFIED', 'CONFIRMED'];
 export class Lifecycle {
   constructor(
     private readonly idempotency: Idempotency,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
   ) {}
 
   /** The originator calls a transfer off, before a hash was shared (SPEC §11). */

@@ -3,7 +3,7 @@
  * audited `/pii` read and the delivery worker ever decrypt `pii`; every other read leaves it sealed.
  */
 import { recordAudit } from '../audit/store.js';
-import { openPii } from '../crypto/envelope.js';
+import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { deliverySummaries, NOT_APPLICABLE, type Summary } from '../deliveries/summary.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
@@ -34,7 +34,7 @@ export interface PiiReader {
 export class TransactionReads {
   constructor(
     private readonly db: Database,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
     private readonly orgs: OrgLookups,
   ) {}
 
@@ -164,6 +164,12 @@ export class TransactionReads {
 
   private async decryptPii(q: Queryable, ref: string): Promise<unknown> {
     const sealed = await store.readSealedPii(q, ref);
+    if (sealed === null) {
+      throw new AppError(
+        'PII_ERASED',
+        'The personal data of this transaction was erased; piiErasedAt says when.',
+      );
+    }
     if (!sealed) throw notFound('The transaction');
     return JSON.parse(openPii(this.masterKey, ref, sealed));
   }
@@ -179,7 +185,7 @@ function trpOf(q: Queryable, transactions: readonly store.TransactionRecord[]) {
 
 function toSummary(
   t: store.TransactionRecord,
-  masterKey: Buffer,
+  masterKey: SealingKeys,
   delivery: Summary,
   trp: TrpTransferInfo | undefined,
 ): TransactionSummary {
@@ -213,5 +219,6 @@ function toSummary(
     ...(typeof cancelReason === 'string' ? { cancelReason } : {}),
     delivery,
     ...(trp ? { trp } : {}),
+    ...(t.piiErasedAt === null ? {} : { piiErasedAt: t.piiErasedAt }),
   };
 }

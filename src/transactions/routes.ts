@@ -46,7 +46,7 @@ export function transactionRoutes(
   const idempotency = (request: FastifyRequest): IdempotencyKey | undefined => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') return undefined;
-    return { key, hash: transactions.requestHash(request.routeOptions.url ?? request.url, request.body) };
+    return { key, ...transactions.requestFingerprint(request.routeOptions.url ?? request.url, request.body) };
   };
 
   app.post(

@@ -210,6 +210,13 @@ const TransactionFields = {
   ),
   delivery: DeliverySummary,
   trp: Type.Optional(TrpTransferInfo),
+  piiErasedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the personal data and any decline or cancel reason were erased (HUB_RETENTION or an operator); `/pii` then answers 410 PII_ERASED.',
+    }),
+  ),
 };
 
 export const TransactionSummary = Type.Object(TransactionFields);

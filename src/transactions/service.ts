@@ -4,6 +4,8 @@
  * what deliveries do to transactions. Each concern lives in its own module; this file only
  * composes them. Visibility rule throughout: a caller that is neither originator nor beneficiary gets 404.
  */
+
+import type { SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import type { OutboxMessage } from '../deliveries/events.js';
 import type { DeliveryHooks, OutcomeStep } from '../deliveries/hooks.js';
@@ -37,7 +39,7 @@ export class TransactionService implements DeliveryHooks {
   /** What TRP peers' answers do to transactions (the TRP bridge calls these), and the member's approval. */
   readonly trpMoves: TrpMoves;
 
-  constructor(db: Database, masterKey: Buffer, outbox: Outbox, options: TransactionOptions) {
+  constructor(db: Database, masterKey: SealingKeys, outbox: Outbox, options: TransactionOptions) {
     this.idempotency = new Idempotency(db, masterKey);
     const lookups = options.lookups ?? lookupsIn(db);
     this.initiations = new Initiations(db, masterKey, lookups, outbox, this.idempotency, {
@@ -54,6 +56,11 @@ export class TransactionService implements DeliveryHooks {
   /** The Idempotency-Key fingerprint of a request (route and body). */
   get requestHash() {
     return this.idempotency.requestHash;
+  }
+
+  /** The fingerprint under the current master key and under the previous ones (SPEC §14). */
+  requestFingerprint(route: string, body: unknown) {
+    return this.idempotency.requestFingerprint(route, body);
   }
 
   initiate: Initiations['initiate'] = (...args) => this.initiations.initiate(...args);

@@ -33,11 +33,13 @@ export interface TransactionRecord {
   flow: Flow;
   createdAt: string;
   updatedAt: string;
+  /** When the personal data and sealed reasons were erased (SPEC §14); null while kept. */
+  piiErasedAt: string | null;
 }
 
 const COLUMNS = `ref, protocol, status, originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
   beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
-  notification_email, sealed_reason, claimed_at, inbound, created_at, updated_at`;
+  notification_email, sealed_reason, claimed_at, inbound, created_at, updated_at, pii_erased_at`;
 
 function toRecord(r: Record<string, unknown>): TransactionRecord {
   const protocol = r.protocol as Protocol;
@@ -65,6 +67,7 @@ function toRecord(r: Record<string, unknown>): TransactionRecord {
     flow: flowOf({ protocol, claimed: claimedAt !== null, inbound }),
     createdAt: toIso(r.created_at),
     updatedAt: toIso(r.updated_at),
+    piiErasedAt: r.pii_erased_at == null ? null : toIso(r.pii_erased_at),
   };
 }
 
@@ -81,9 +84,10 @@ export async function findTransaction(
   return rows[0] && toRecord(rows[0]);
 }
 
-export async function readSealedPii(q: Queryable, ref: string): Promise<Buffer | undefined> {
+/** The sealed personal data; null once erased (SPEC §14), undefined for an unknown transaction. */
+export async function readSealedPii(q: Queryable, ref: string): Promise<Buffer | null | undefined> {
   const rows = await q.query('SELECT sealed_pii FROM transactions WHERE ref = $1', [ref]);
-  return rows[0] && toBuffer(rows[0].sealed_pii);
+  return rows[0] && (rows[0].sealed_pii == null ? null : toBuffer(rows[0].sealed_pii));
 }
 
 /**

@@ -5,6 +5,8 @@
  * Each move is idempotent for a repeated answer: a transaction already past the state the answer
  * moves from is left as it is.
  */
+
+import type { SealingKeys } from '../crypto/envelope.js';
 import type { Queryable } from '../db/database.js';
 import { type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue, withdraw } from '../deliveries/outbox.js';
@@ -28,7 +30,7 @@ export type PeerResolution =
 export class TrpMoves {
   constructor(
     private readonly idempotency: Idempotency,
-    private readonly masterKey: Buffer,
+    private readonly masterKey: SealingKeys,
   ) {}
 
   /** The peer took our inquiry (outbound): the beneficiary was told; and it may have decided at once. */

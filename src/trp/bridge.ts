@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
-import { sealPii } from '../crypto/envelope.js';
+import { type SealingKeys, sealPii } from '../crypto/envelope.js';
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
 import { trp, webhook } from '../deliveries/events.js';
 import type { Delivered } from '../deliveries/hooks.js';
@@ -57,7 +57,7 @@ const refusal = (status: number, error: string, problems?: TrpProblem[]): TrpAns
 
 export interface TrpBridgeOptions {
   db: Database;
-  masterKey: Buffer;
+  masterKey: SealingKeys;
   allowPrivate: boolean;
   assets: AssetTable;
   callbacks: TrpCallbacks;

@@ -8,12 +8,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { keyIdOf, openPii, sealedUnder } from '../../src/crypto/envelope.js';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
+import { secretContext } from '../../src/directory/keys.js';
 import { openReason } from '../../src/transactions/reasons.js';
 import { PG_ADMIN_URL, pgAdmin } from '../harness.js';
+import { sealV1 } from '../support/legacy-envelope.js';
 
 const MIGRATIONS = new URL('../../migrations/', import.meta.url);
 
@@ -103,7 +106,8 @@ for (const [backend, open] of backends) {
           .filter((f) => f > '0008')
           .sort()
           .flatMap((f) => (f.startsWith('0009') ? ['0008_seal_reasons', f] : [f]))
-          .flatMap((f) => (f.startsWith('0017') ? ['0017_operator_name_keys', f] : [f])),
+          .flatMap((f) => (f.startsWith('0017') ? ['0017_operator_name_keys', f] : [f]))
+          .flatMap((f) => (f.startsWith('0016') ? [f, '0016_reseal_key_ids'] : [f])),
       ]);
       const [t] = await db.query('SELECT sealed_reason FROM transactions WHERE ref = $1', [ref]);
       assert.deepEqual(openReason(masterKey, ref, t!.sealed_reason as Uint8Array), reason);
@@ -170,6 +174,44 @@ for (const [backend, open] of backends) {
         `SELECT count(*)::int AS n FROM transactions WHERE decline_reason IS NOT NULL`,
       );
       assert.equal(t!.n, 1, 'the migrations rolled back as one');
+    });
+
+    it("gives sealed blobs from before key ids the current key's id (0016), opening them with any configured key", async () => {
+      const db = await fresh();
+      const old = randomBytes(32);
+      const current = randomBytes(32);
+      await migrate(db, { masterKey: old });
+      const org = randomUUID();
+      const ref = randomUUID();
+      const secretId = randomUUID();
+      const pii = '{"originator":{"name":"Legacy Person"}}';
+      await db.query(`INSERT INTO organizations (id, name, vasp_did) VALUES ($1, 'A', $2)`, [
+        org,
+        `did:web:${org}.example`,
+      ]);
+      await db.query(
+        `INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id, asset,
+           asset_decimals, amount, destination_address, sealed_pii)
+         VALUES ($1, 'MAIN', 'NEW', $2, 'did:web:a.example', $2, 'BTC-BTC', 8, '1', 'bc1q', $3)`,
+        [ref, org, sealV1(old, ref, pii)],
+      );
+      await db.query('INSERT INTO webhook_secrets (id, organization_id, sealed_secret) VALUES ($1, $2, $3)', [
+        secretId,
+        org,
+        sealV1(old, secretContext(org), 'whsec_legacy'),
+      ]);
+      await db.query(`DELETE FROM schema_migrations WHERE name = '0016_reseal_key_ids'`);
+      await assert.rejects(migrate(db), /0016 .*needs HUB_MASTER_KEY/);
+
+      assert.deepEqual(await migrate(db, { masterKey: current, previousMasterKeys: [old] }), [
+        '0016_reseal_key_ids',
+      ]);
+      const [t] = await db.query('SELECT sealed_pii FROM transactions WHERE ref = $1', [ref]);
+      const [w] = await db.query('SELECT sealed_secret FROM webhook_secrets WHERE id = $1', [secretId]);
+      assert.equal(sealedUnder(t!.sealed_pii as Uint8Array), keyIdOf(current));
+      assert.equal(sealedUnder(w!.sealed_secret as Uint8Array), keyIdOf(current));
+      assert.equal(openPii(current, ref, t!.sealed_pii as Uint8Array), pii);
+      assert.equal(openPii(current, secretContext(org), w!.sealed_secret as Uint8Array), 'whsec_legacy');
     });
   });
 }

@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { it } from 'node:test';
 import { TestCa } from '../../scripts/certs.js';
 import { ConfigError, isUsableAdminKey, loadConfig } from '../../src/config.js';
@@ -59,5 +63,55 @@ it('takes the TRP settings all together or not at all, with PEM files and a publ
     }
   } finally {
     ca.remove();
+  }
+});
+
+it('takes the master key from HUB_MASTER_KEY or HUB_MASTER_KEY_FILE, older keys from HUB_MASTER_KEYS_PREVIOUS', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'trh-config-'));
+  try {
+    const [k1, k2, k3] = [randomBytes(32), randomBytes(32), randomBytes(32)];
+    const file = join(dir, 'master.key');
+    writeFileSync(file, `${k1.toString('base64')}\n`);
+    const fromFile = loadConfig({ HUB_MASTER_KEY_FILE: file });
+    assert.ok(fromFile.masterKey?.equals(k1));
+    assert.equal(fromFile.masterKeyFile, file);
+    const rotated = loadConfig({
+      HUB_MASTER_KEY: k2.toString('base64'),
+      HUB_MASTER_KEYS_PREVIOUS: ` ${k1.toString('base64')}, ${k3.toString('base64')} `,
+    });
+    assert.ok(rotated.masterKey?.equals(k2));
+    assert.deepEqual(
+      rotated.previousMasterKeys.map((k) => k.toString('hex')),
+      [k1, k3].map((k) => k.toString('hex')),
+    );
+    assert.deepEqual(loadConfig({}).previousMasterKeys, []);
+    writeFileSync(join(dir, 'short.key'), 'c2hvcnQ=\n');
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ HUB_MASTER_KEY: k1.toString('base64'), HUB_MASTER_KEY_FILE: file }, /both set/],
+      [{ HUB_MASTER_KEY_FILE: join(dir, 'missing.key') }, /^HUB_MASTER_KEY_FILE: cannot read .*ENOENT/],
+      [
+        { HUB_MASTER_KEY_FILE: join(dir, 'short.key') },
+        /^HUB_MASTER_KEY_FILE: .* must hold base64 of 32 bytes$/,
+      ],
+      [{ HUB_MASTER_KEYS_PREVIOUS: `${k1.toString('base64')},nope` }, /^HUB_MASTER_KEYS_PREVIOUS: entry 2 /],
+    ];
+    for (const [env, message] of refused) {
+      assert.throws(
+        () => loadConfig(env),
+        (err: Error) => err instanceof ConfigError && message.test(err.message),
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('reads HUB_RETENTION as a duration with years, five years by default', () => {
+  const year = 365 * 86_400_000;
+  assert.equal(loadConfig({}).retentionMs, 5 * year);
+  assert.equal(loadConfig({ HUB_RETENTION: '10y' }).retentionMs, 10 * year);
+  assert.equal(loadConfig({ HUB_RETENTION: '2s' }).retentionMs, 2000);
+  for (const bad of ['5', '5 years', '0s', '101y']) {
+    assert.throws(() => loadConfig({ HUB_RETENTION: bad }), /^ConfigError: HUB_RETENTION must be a duration/);
   }
 });

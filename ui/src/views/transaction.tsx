@@ -269,7 +269,12 @@ function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
   return (
     <section class="panel" aria-labelledby="pii-heading">
       <h2 id="pii-heading">Personal data (IVMS101)</h2>
-      {!entitled ? (
+      {tx.piiErasedAt ? (
+        <p class="muted" data-testid="pii-erased">
+          Erased <Time iso={tx.piiErasedAt} />, under the hub’s retention period or by its operator, together
+          with any decline or cancel reason. The transaction’s details and history are kept.
+        </p>
+      ) : !entitled ? (
         <p class="muted">
           {ended
             ? `Not available to you: the transaction is ${STATUS_LABELS[tx.status]?.toLowerCase()}.`
