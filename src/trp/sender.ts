@@ -9,6 +9,12 @@
  * Redirects are not followed. Any 2xx is delivered; an answer to an inquiry must be a valid
  * resolution (else the attempt failed, and is retried under the same request-identifier, which
  * a peer recognizes as the same transfer). What a peer answered never reaches the logs.
+ *
+ * A send cannot hold a worker's slot for long (SPEC §13): one deadline covers the whole request,
+ * from connecting to the answer's last byte (a peer that answers 200 and then trickles a byte
+ * every few seconds is cut off like one that never answers), and an answer longer than 64 KiB is
+ * cut off where it passes that. With the address check's own 5 s that stays well inside the
+ * worker's 30 s lease. The worker's stop ends the sends still in flight (abortAll).
  */
 import { rootCertificates } from 'node:tls';
 import type { Agent } from 'undici';
@@ -37,6 +43,9 @@ import * as store from './store.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 const USER_AGENT = 'travel-rule-hub-trp';
+/** The whole of one request (connection, headers, answer), in milliseconds. */
+export const TRP_SEND_DEADLINE_MS = SEND_TIMEOUT_MS;
+const SHUT_DOWN = 'hub shut down before the answer came';
 
 type Request = { url: string; method: 'POST' | 'GET'; requestIdentifier?: string; body?: unknown };
 type Built = { ok: true; request: Request } | { ok: false; error: string };
@@ -52,8 +61,11 @@ export interface TrpSenderOptions {
 
 export class TrpPeerSender implements TrpSender {
   private agent: Promise<Agent> | undefined;
+  /** The sends in flight, each ended by its deadline or by abortAll. */
+  private readonly running = new Set<AbortController>();
+  private aborted = false;
 
-  constructor(private readonly o: TrpSenderOptions) {}
+  constructor(private readonly o: TrpSenderOptions & { deadlineMs?: number }) {}
 
   async send(m: TrpMessage): Promise<SendResult> {
     const started = performance.now();
@@ -74,8 +86,17 @@ export class TrpPeerSender implements TrpSender {
     const target = await checkWebhookTarget(request.url, { allowPrivate: this.o.allowPrivate });
     if (!target.ok) return failed(`target refused: ${target.reason}`);
 
+    if (this.aborted) return failed(SHUT_DOWN);
+    const deadlineMs = this.o.deadlineMs ?? TRP_SEND_DEADLINE_MS;
+    const controller = new AbortController();
+    const deadline = setTimeout(
+      () => controller.abort(new DOMException('the peer did not answer in time', 'TimeoutError')),
+      deadlineMs,
+    );
+    this.running.add(controller);
     let status: number;
     let text: string;
+    let cut = false;
     try {
       const agent = await this.load();
       const url = new URL(request.url);
@@ -83,6 +104,7 @@ export class TrpPeerSender implements TrpSender {
         origin: url.origin,
         path: url.pathname + url.search,
         method: request.method,
+        signal: controller.signal,
         headers: {
           'user-agent': USER_AGENT,
           ...(request.requestIdentifier
@@ -93,9 +115,15 @@ export class TrpPeerSender implements TrpSender {
         body: request.body === undefined ? null : JSON.stringify(request.body),
       });
       status = res.statusCode;
-      text = await readCapped(res.body);
+      ({ text, cut } = await readCapped(res.body));
     } catch (err) {
-      return failed(describeError(err));
+      const reason = controller.signal.aborted ? controller.signal.reason : err;
+      return failed(
+        this.aborted && !(reason instanceof DOMException) ? SHUT_DOWN : describeError(reason, deadlineMs),
+      );
+    } finally {
+      clearTimeout(deadline);
+      this.running.delete(controller);
     }
     const latencyMs = performance.now() - started;
     if (m.event === 'trp-identity' && (status < 200 || status >= 300)) {
@@ -111,9 +139,24 @@ export class TrpPeerSender implements TrpSender {
     }
     if (status < 200 || status >= 300)
       return { ok: false, statusCode: status, latencyMs, error: `HTTP ${status}` };
-    const answer = this.readAnswer(m, text);
+    if (cut && m.event === 'trp-inquiry') {
+      return {
+        ok: false,
+        statusCode: status,
+        latencyMs,
+        error: 'the answer to the inquiry is longer than 64 KiB',
+      };
+    }
+    const answer = this.readAnswer(m, cut ? '' : text);
     if ('error' in answer) return { ok: false, statusCode: status, latencyMs, error: answer.error };
     return { ok: true, statusCode: status, latencyMs, error: null, answer: answer.value };
+  }
+
+  /** Ends every send in flight now (the worker stops): each fails, and is retried later. */
+  async abortAll(): Promise<void> {
+    this.aborted = true;
+    for (const controller of this.running) controller.abort(new Error(SHUT_DOWN));
+    this.running.clear();
   }
 
   async close(): Promise<void> {
@@ -257,13 +300,19 @@ function cancellation(status: string, reason: unknown): string {
     : 'Cancelled by the originator.';
 }
 
-async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
+/** The answer's text, up to 64 KiB; a longer one is cut off there and its connection closed. */
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+): Promise<{ text: string; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    if (size >= MAX_ANSWER_BYTES) continue; // drain the rest without keeping it
     chunks.push(chunk);
     size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      return { text: '', cut: true };
+    }
   }
-  return Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
+  return { text: Buffer.concat(chunks).toString('utf8'), cut: false };
 }
