@@ -42,3 +42,7 @@ CREATE TABLE trp_callback_requests (
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (transaction_ref, request_identifier)
 );
+
+-- The TRP version a transfer speaks: inbound, the one the peer's inquiry used (the hub answers in
+-- it); outbound, the one the peer accepted the inquiry in. Null: the hub's own (3.2.1).
+ALTER TABLE trp_transfers ADD COLUMN api_version text;

@@ -34,11 +34,14 @@ import { trpRequestHeaders } from './headers.js';
 import {
   parseResolution,
   TRP_DISCOVERY_PATH,
+  TRP_HEADER,
+  TRP_VERSION,
   TrpIdentity,
   type TrpInquiryOut,
   type TrpResolutionResult,
   trpSchemaProblems,
 } from './messages.js';
+import * as peers from './peer-store.js';
 import * as store from './store.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -47,7 +50,15 @@ const USER_AGENT = 'travel-rule-hub-trp';
 export const TRP_SEND_DEADLINE_MS = SEND_TIMEOUT_MS;
 const SHUT_DOWN = 'hub shut down before the answer came';
 
-type Request = { url: string; method: 'POST' | 'GET'; requestIdentifier?: string; body?: unknown };
+type Request = {
+  url: string;
+  method: 'POST' | 'GET';
+  requestIdentifier: string;
+  /** The version the request is sent in; `remembered`, what the peer spoke before (if known). */
+  apiVersion: string;
+  remembered: string | null;
+  body?: unknown;
+};
 type Built = { ok: true; request: Request } | { ok: false; error: string };
 
 export interface TrpSenderOptions {
@@ -98,24 +109,14 @@ export class TrpPeerSender implements TrpSender {
     let text: string;
     let cut = false;
     try {
-      const agent = await this.load();
-      const url = new URL(request.url);
-      const res = await agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: request.method,
-        signal: controller.signal,
-        headers: {
-          'user-agent': USER_AGENT,
-          ...(request.requestIdentifier
-            ? trpRequestHeaders({ requestIdentifier: request.requestIdentifier })
-            : {}),
-          ...(request.method === 'GET' ? { accept: 'application/json' } : {}),
-        },
-        body: request.body === undefined ? null : JSON.stringify(request.body),
-      });
-      status = res.statusCode;
-      ({ text, cut } = await readCapped(res.body));
+      ({ status, text, cut } = await this.exchange(request, request.apiVersion, controller.signal));
+      // A peer that does not speak our version refuses the inquiry with 400 before taking it: once,
+      // the version it spoke before, or 3.1.0 (TRISA's library and Envoy take nothing newer).
+      const fallback = m.event === 'trp-inquiry' && status === 400 ? fallbackVersion(request) : undefined;
+      if (fallback !== undefined) {
+        ({ status, text, cut } = await this.exchange(request, fallback, controller.signal));
+        if (status !== 400) request.apiVersion = fallback;
+      }
     } catch (err) {
       const reason = controller.signal.aborted ? controller.signal.reason : err;
       return failed(
@@ -124,6 +125,10 @@ export class TrpPeerSender implements TrpSender {
     } finally {
       clearTimeout(deadline);
       this.running.delete(controller);
+    }
+    if (m.event === 'trp-inquiry' && status >= 200 && status < 300) {
+      // What worked is what this transfer speaks from now on, and what the peer is asked in next time.
+      await peers.rememberVersion(this.o.db, m.transactionRef, request.apiVersion);
     }
     const latencyMs = performance.now() - started;
     if (m.event === 'trp-identity' && (status < 200 || status >= 300)) {
@@ -152,6 +157,30 @@ export class TrpPeerSender implements TrpSender {
     return { ok: true, statusCode: status, latencyMs, error: null, answer: answer.value };
   }
 
+  /** One HTTP exchange with the peer: the status and up to 64 KiB of the answer. */
+  private async exchange(request: Request, apiVersion: string, signal: AbortSignal) {
+    const agent = await this.load();
+    const url = new URL(request.url);
+    const res = await agent.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: request.method,
+      signal,
+      headers: {
+        'user-agent': USER_AGENT,
+        ...(request.method === 'GET'
+          ? {
+              accept: 'application/json',
+              [TRP_HEADER.apiVersion]: apiVersion,
+              [TRP_HEADER.requestIdentifier]: request.requestIdentifier,
+            }
+          : trpRequestHeaders({ requestIdentifier: request.requestIdentifier, apiVersion })),
+      },
+      body: request.body === undefined ? null : JSON.stringify(request.body),
+    });
+    return { status: res.statusCode, ...(await readCapped(res.body)) };
+  }
+
   /** Ends every send in flight now (the worker stops): each fails, and is retried later. */
   async abortAll(): Promise<void> {
     this.aborted = true;
@@ -173,7 +202,14 @@ export class TrpPeerSender implements TrpSender {
     ]);
     if (!t || !transfer) return { ok: false, error: 'the TRP transfer no longer exists' };
     const callbacks = this.o.callbacks;
-    const requestIdentifier = transfer.requestIdentifier;
+    const peer = await peers.findPeer(this.o.db, transfer.peerHost);
+    if (peer?.blocked) return { ok: false, error: 'the operator blocked this TRP peer' };
+    // What the transfer speaks (inbound: the peer's inquiry's version), else what the peer spoke last.
+    const base = {
+      requestIdentifier: transfer.requestIdentifier,
+      apiVersion: transfer.apiVersion ?? peer?.apiVersion ?? TRP_VERSION,
+      remembered: peer?.apiVersion ?? null,
+    };
     switch (m.event) {
       case 'trp-inquiry': {
         const info = this.o.assets.get(t.asset.toUpperCase());
@@ -193,7 +229,7 @@ export class TrpPeerSender implements TrpSender {
             ...(originator ? { originatingVASP: originatingVasp(originator.name) } : {}),
           },
         };
-        return { ok: true, request: { url: transfer.inquiryUrl, method: 'POST', requestIdentifier, body } };
+        return { ok: true, request: { ...base, url: transfer.inquiryUrl, method: 'POST', body } };
       }
       case 'trp-resolution': {
         if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
@@ -205,7 +241,7 @@ export class TrpPeerSender implements TrpSender {
         } else {
           body = { rejected: rejection(t.status, await this.o.hooks.readReason(ref)) };
         }
-        return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
+        return { ok: true, request: { ...base, url: transfer.peerCallback, method: 'POST', body } };
       }
       case 'trp-confirmation': {
         if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
@@ -213,14 +249,14 @@ export class TrpPeerSender implements TrpSender {
           'txid' in m.payload
             ? { txid: m.payload.txid }
             : { canceled: cancellation(t.status, await this.o.hooks.readReason(ref)) };
-        return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
+        return { ok: true, request: { ...base, url: transfer.peerCallback, method: 'POST', body } };
       }
       case 'trp-identity': {
         // At the root of the peer's host: the one its inquiry came from (inbound), or the travel address's.
         const at = transfer.inbound ? transfer.peerCallback : transfer.inquiryUrl;
         if (!at) return { ok: false, error: 'the peer gave no callback' };
         const url = new URL(TRP_DISCOVERY_PATH.identity, at).href;
-        return { ok: true, request: { url, method: 'GET' } };
+        return { ok: true, request: { ...base, url, method: 'GET' } };
       }
     }
   }
@@ -268,6 +304,15 @@ export class TrpPeerSender implements TrpSender {
 
 /** What an answer to an inquiry can be: a resolution, or a refusal of the inquiry itself. */
 export type PeerAnswer = TrpResolutionResult | { kind: 'refused'; status: number };
+
+/** TRP's version before 3.2 (TRISA's library accepts exactly it; Envoy nothing from 3.2.0 on). */
+export const FALLBACK_VERSION = '3.1.0';
+
+/** The version to try once after a 400: the peer's remembered one, else 3.1.0; none if that was tried. */
+function fallbackVersion(r: Request): string | undefined {
+  if (r.remembered !== null && r.remembered !== r.apiVersion) return r.remembered;
+  return r.apiVersion === FALLBACK_VERSION ? undefined : FALLBACK_VERSION;
+}
 
 /** A 4xx that will not change on a retry (not a timeout, a conflict of timing or a rate limit). */
 function isRefusal(status: number): boolean {
