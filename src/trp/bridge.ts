@@ -154,7 +154,14 @@ export class TrpBridge {
     const asset = assetOfInquiry(this.o.assets, inquiry.asset);
     const decimals = asset === undefined ? undefined : this.o.assets.get(asset)!.decimals;
     if (asset === undefined) problems.push({ path: '/asset', message: 'is not an asset this hub knows' });
-    const amount = decimals === undefined ? undefined : parseTrpAmount(inquiry.amount, decimals);
+    const known = await peers.findPeer(this.o.db, new URL(inquiry.callback).host);
+    // A JSON number is in whole units, unless the operator set this peer's amounts to the smallest
+    // unit: then a JSON integer is read as a digit string would be (docs/trp.md).
+    const raw =
+      known?.amountEncoding === 'smallest-unit-string' && Number.isSafeInteger(inquiry.amount)
+        ? String(inquiry.amount)
+        : inquiry.amount;
+    const amount = decimals === undefined ? undefined : parseTrpAmount(raw, decimals);
     if (amount && !amount.ok) problems.push({ path: '/amount', message: amount.message });
     const pii = { originator: inquiry.IVMS101.originator, beneficiary: inquiry.IVMS101.beneficiary };
     problems.push(...validatePii(pii, '/IVMS101'));
@@ -165,7 +172,7 @@ export class TrpBridge {
       return refusal(422, 'The inquiry is invalid.', problems);
     }
 
-    const named = await this.namedByCertificate(callback, peer);
+    const named = this.namedByCertificate(callback, peer, known);
     if (named) return named;
 
     const answer = { version: apiVersion };
@@ -378,8 +385,11 @@ export class TrpBridge {
    * certificate's names, or a host the operator pinned to this certificate; and a blocked peer is
    * refused. Undefined when the inquiry may go on; else the 422 or 403 to answer.
    */
-  private async namedByCertificate(callback: URL, peer: Peer): Promise<TrpAnswer | undefined> {
-    const known = await peers.findPeer(this.o.db, callback.host);
+  private namedByCertificate(
+    callback: URL,
+    peer: Peer,
+    known: peers.Counterparty | undefined,
+  ): TrpAnswer | undefined {
     if (known?.blocked) return refusal(403, 'This hub does not take transfers from this peer.');
     if (peer.names === null) return undefined; // mTLS off (tests and demos): no certificate to hold it to
     const host = callback.hostname.replace(/^\[|\]$/g, '').toLowerCase();

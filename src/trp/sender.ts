@@ -28,7 +28,7 @@ import type { SendResult, TrpSender } from '../deliveries/types.js';
 import { findOrganization } from '../directory/store.js';
 import type { AssetTable } from '../transactions/assets.js';
 import * as transactions from '../transactions/store.js';
-import { toSmallestUnits } from './amount.js';
+import { toSmallestUnits, toWholeUnitsNumber } from './amount.js';
 import type { TrpCallbacks } from './callbacks.js';
 import { trpRequestHeaders } from './headers.js';
 import {
@@ -221,7 +221,12 @@ export class TrpPeerSender implements TrpSender {
         const pii = await this.o.hooks.readPii(ref);
         const body: TrpInquiryOut = {
           asset: info.dti !== undefined ? { dti: info.dti } : { slip0044: info.slip0044! },
-          amount: toSmallestUnits(t.amount, info.decimals),
+          // The peer's own encoding where the operator set one (TRISA and Envoy read a JSON number in
+          // whole units), else the hub's default: a digit string in the smallest unit (docs/trp.md).
+          amount:
+            peer?.amountEncoding === 'whole-units-number'
+              ? toWholeUnitsNumber(t.amount)
+              : toSmallestUnits(t.amount, info.decimals),
           callback: callbacks.url('resolutions', ref),
           IVMS101: {
             originator: pii.originator as Record<string, unknown>,
