@@ -49,6 +49,8 @@ import { TransactionService } from './transactions/service.js';
 import { TravelAddresses } from './trp/addresses.js';
 import { TrpBridge } from './trp/bridge.js';
 import { TrpCallbacks } from './trp/callbacks.js';
+import { TrpCounterparties } from './trp/counterparties.js';
+import { counterpartyRoutes } from './trp/counterparty-routes.js';
 import { createTrpListener, type TrpListener } from './trp/listener.js';
 import { travelAddressRoutes } from './trp/routes.js';
 import { TrpPeerSender } from './trp/sender.js';
@@ -309,6 +311,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   adminOperationsRoutes(app, db);
   transactionRoutes(app, transactions, assets);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
+  counterpartyRoutes(app, new TrpCounterparties(db));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
   deliveries.registerRoutes(app);

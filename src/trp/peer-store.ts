@@ -65,11 +65,11 @@ export async function notePeer(
     `INSERT INTO trp_counterparties (id, host, name, lei, certificate_subject, certificate_fingerprint, added_by)
      VALUES ($1, $2, $3, $4, $5, $6, 'hub')
      ON CONFLICT (host) DO UPDATE SET
-       name = CASE WHEN $7 THEN excluded.name ELSE trp_counterparties.name END,
-       lei = CASE WHEN $7 THEN excluded.lei ELSE trp_counterparties.lei END,
-       certificate_subject = CASE WHEN $8 AND NOT trp_counterparties.pinned
+       name = CASE WHEN $7::boolean THEN excluded.name ELSE trp_counterparties.name END,
+       lei = CASE WHEN $7::boolean THEN excluded.lei ELSE trp_counterparties.lei END,
+       certificate_subject = CASE WHEN $8::boolean AND NOT trp_counterparties.pinned
          THEN excluded.certificate_subject ELSE trp_counterparties.certificate_subject END,
-       certificate_fingerprint = CASE WHEN $8 AND NOT trp_counterparties.pinned
+       certificate_fingerprint = CASE WHEN $8::boolean AND NOT trp_counterparties.pinned
          THEN excluded.certificate_fingerprint ELSE trp_counterparties.certificate_fingerprint END,
        updated_at = now()`,
     [
@@ -95,4 +95,59 @@ export async function rememberVersion(q: Queryable, ref: string, version: string
        WHERE trp_counterparties.api_version IS DISTINCT FROM excluded.api_version`,
     [ref, version, randomUUID()],
   );
+}
+
+export async function listPeers(q: Queryable): Promise<Counterparty[]> {
+  const rows = await q.query('SELECT * FROM trp_counterparties ORDER BY host LIMIT 1000');
+  return rows.map(toCounterparty);
+}
+
+/** A peer the operator adds; undefined when its host is taken. */
+export async function insertPeer(
+  q: Queryable,
+  p: Pick<Counterparty, 'host' | 'certificateFingerprint' | 'apiVersion' | 'amountEncoding' | 'blocked'>,
+): Promise<Counterparty | undefined> {
+  const rows = await q.query(
+    `INSERT INTO trp_counterparties (id, host, certificate_fingerprint, pinned, api_version, amount_encoding,
+       blocked, added_by)
+     VALUES ($1, $2, $3::text, $3::text IS NOT NULL, $4::text, $5::text, $6::boolean, 'operator')
+     ON CONFLICT (host) DO NOTHING RETURNING *`,
+    [randomUUID(), p.host, p.certificateFingerprint, p.apiVersion, p.amountEncoding, p.blocked],
+  );
+  return rows[0] && toCounterparty(rows[0]);
+}
+
+/** Sets what the operator changed (undefined: unchanged); undefined when no such peer. */
+export async function updatePeer(
+  q: Queryable,
+  id: string,
+  c: {
+    certificateFingerprint?: string | null;
+    apiVersion?: string | null;
+    amountEncoding?: AmountEncoding | null;
+    blocked?: boolean;
+  },
+): Promise<Counterparty | undefined> {
+  const rows = await q.query(
+    `UPDATE trp_counterparties SET
+       certificate_fingerprint = CASE WHEN $2::boolean THEN $3::text ELSE certificate_fingerprint END,
+       certificate_subject = CASE WHEN $2::boolean THEN NULL ELSE certificate_subject END,
+       pinned = CASE WHEN $2::boolean THEN $3::text IS NOT NULL ELSE pinned END,
+       api_version = CASE WHEN $4::boolean THEN $5::text ELSE api_version END,
+       amount_encoding = CASE WHEN $6::boolean THEN $7::text ELSE amount_encoding END,
+       blocked = coalesce($8::boolean, blocked),
+       updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [
+      id,
+      c.certificateFingerprint !== undefined,
+      c.certificateFingerprint ?? null,
+      c.apiVersion !== undefined,
+      c.apiVersion ?? null,
+      c.amountEncoding !== undefined,
+      c.amountEncoding ?? null,
+      c.blocked ?? null,
+    ],
+  );
+  return rows[0] && toCounterparty(rows[0]);
 }

@@ -288,5 +288,66 @@ for (const backend of ['pglite', 'postgres'] as const) {
         { path: '/callback', message: 'must be on a host named by the client certificate' },
       ]);
     });
+
+    it('lists the peers it knows for the operator, and lets the operator map a host to a certificate, block it, set its amounts', async (t) => {
+      if (skip) return t.skip(skip);
+      const host = new URL(peer.url).host;
+      assert.equal(
+        (await hub.request('GET', '/v1/admin/trp/counterparties', { key: bob.apiKey })).status,
+        403,
+      );
+      const list = await hub.admin('GET', '/v1/admin/trp/counterparties');
+      assert.equal(list.status, 200, list.text);
+      const known = list.body.counterparties.find((c: Json) => c.host === host);
+      assert.equal(known.name, 'Old Peer VASP');
+      assert.equal(known.apiVersion, '3.1.0');
+      assert.equal(known.addedBy, 'hub');
+      assert.match(known.certificateSubject, /CN=old-peer/);
+      const fingerprint = known.certificateFingerprint as string;
+      assert.match(fingerprint, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+
+      // A host the certificate does not name, mapped by the operator to that certificate: taken.
+      const minted = await hub.request('POST', '/v1/travel-addresses', { key: bob.apiKey });
+      const mapped = 'vasp-b.example';
+      const refused = await peer.post(minted.body.url, inquiry(`https://${mapped}/trp/cb`));
+      assert.equal(refused.status, 422);
+      const added = await hub.admin('POST', '/v1/admin/trp/counterparties', {
+        host: mapped,
+        certificateFingerprint: fingerprint.toLowerCase(),
+      });
+      assert.equal(added.status, 201, added.text);
+      assert.equal(added.body.pinned, true);
+      assert.equal(added.body.certificateFingerprint, fingerprint);
+      assert.equal((await hub.admin('POST', '/v1/admin/trp/counterparties', { host: mapped })).status, 409);
+      const taken = await peer.post(minted.body.url, inquiry(`https://${mapped}/trp/cb`));
+      assert.equal(taken.status, 200, taken.body);
+
+      // Pinned to another certificate: the peer's own host is refused; blocked: 403.
+      const other = `${'AB:'.repeat(31)}AB`;
+      const own = await hub.admin('PATCH', `/v1/admin/trp/counterparties/${known.id}`, {
+        certificateFingerprint: other,
+        amountEncoding: 'whole-units-number',
+      });
+      assert.equal(own.status, 200, own.text);
+      assert.equal(own.body.amountEncoding, 'whole-units-number');
+      assert.equal((await peer.post(minted.body.url, inquiry(`${peer.url}/cb/2`))).status, 422);
+      await hub.admin('PATCH', `/v1/admin/trp/counterparties/${known.id}`, {
+        certificateFingerprint: null,
+        blocked: true,
+      });
+      assert.equal((await peer.post(minted.body.url, inquiry(`${peer.url}/cb/3`))).status, 403);
+      assert.equal(
+        (await hub.admin('PATCH', `/v1/admin/trp/counterparties/${known.id}`, { bogus: 1 })).status,
+        400,
+      );
+      const audit = await hub.db.query<{ action: string; actor: string }>(
+        `SELECT action, actor FROM audit_events WHERE subject_type = 'trp_counterparty' ORDER BY id`,
+      );
+      assert.deepEqual(
+        audit.map((r) => r.action),
+        ['trp.counterparty_added', 'trp.counterparty_updated', 'trp.counterparty_updated'],
+      );
+      assert.equal(audit[0]!.actor, 'operator:bootstrap');
+    });
   });
 }

@@ -25,6 +25,7 @@ import { OperatorOperators } from './views/operator-operators.js';
 import { OperatorOrganization } from './views/operator-organization.js';
 import { OperatorOrganizations } from './views/operator-organizations.js';
 import { OperatorOverview } from './views/operator-overview.js';
+import { OperatorTrpPeers } from './views/operator-trp-peers.js';
 import { Settings } from './views/settings.js';
 import { SignIn } from './views/sign-in.js';
 import { TransactionPage } from './views/transaction.js';
@@ -50,6 +51,7 @@ const OPERATOR_NAV: NavItem[] = [
   { route: 'applications', label: 'Applications' },
   { route: 'operators', label: 'Operators' },
   { route: 'emails', label: 'E-mails' },
+  { route: 'trp-peers', label: 'TRP peers' },
 ];
 
 /** The dashboard, or the public page of an e-mailed link (no session there, whatever the tab holds). */
@@ -241,6 +243,8 @@ function OperatorRoutes({ route }: { route: string[] }) {
       return <OperatorOperators />;
     case 'emails':
       return <OperatorEmails />;
+    case 'trp-peers':
+      return <OperatorTrpPeers />;
     default:
       return <NotFound />;
   }
