@@ -74,6 +74,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
         HUB_TRP_TLS_CERT: leaf.certFile,
         HUB_TRP_TLS_KEY: leaf.keyFile,
         HUB_TRP_TLS_CA: ca.certFile,
+        // Alice (unverified) may start two outbound TRP transfers a day: the two tests below.
+        HUB_NOTIFY_DAILY_LIMIT: '2',
       });
       alice = await hub.createOrg({ travelEndpoint: `${receiver.url}/alice` });
       bob = await hub.createOrg({
@@ -161,6 +163,24 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.deepEqual(await post(confirmations, rid, { txid }), { status: 204, rid });
       assert.equal((await post(confirmations, rid, { canceled: 'no' })).status, 409);
       assert.equal((await read(bob.apiKey, ref)).status, 'CONFIRMED');
+    });
+
+    it('counts an unverified organization’s outbound TRP initiations in its daily limit', async (t) => {
+      if (skip) return t.skip(skip);
+      const ta = encodeTravelAddress(`${peer.url.slice('https://'.length)}/inquiries/x?t=i`);
+      const body: Json = {
+        ...mainRequest('did:web:unused.example'),
+        protocol: 'TRP',
+        travelAddress: ta,
+        transactionBlockchainInfo: { origin: '0x1111111111111111111111111111111111111111' },
+      };
+      delete body.beneficiaryVASPdid;
+      const second = await hub.request('POST', '/v1/transactions/initiate', { key: alice.apiKey, body });
+      assert.equal(second.status, 200, second.text);
+      const third = await hub.request('POST', '/v1/transactions/initiate', { key: alice.apiKey, body });
+      assert.equal(third.status, 429, third.text);
+      assert.equal(third.body.code, 'RATE_LIMITED');
+      assert.ok(Number(third.headers.get('retry-after')) > 0);
     });
   });
 }
