@@ -59,6 +59,8 @@ import { TransactionService } from './transactions/service.js';
 import { TravelAddresses } from './trp/addresses.js';
 import { TrpBridge } from './trp/bridge.js';
 import { TrpCallbacks } from './trp/callbacks.js';
+import { TrpCounterparties } from './trp/counterparties.js';
+import { counterpartyRoutes } from './trp/counterparty-routes.js';
 import { createTrpListener, type TrpListener } from './trp/listener.js';
 import { travelAddressRoutes } from './trp/routes.js';
 import { TrpPeerSender } from './trp/sender.js';
@@ -342,6 +344,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   rulesRoutes(app, rules, assets, transactions);
   walletProofRoutes(app, walletProofs, transactions);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));
+  counterpartyRoutes(app, new TrpCounterparties(db));
   claimRoutes(app, claims, auth.failed);
   adminClaimRoutes(app, claims);
   adminRetentionRoutes(app, erasure);

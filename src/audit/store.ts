@@ -24,7 +24,8 @@ export interface AuditEvent {
     | 'transaction'
     | 'operator'
     | 'application'
-    | 'travel_address';
+    | 'travel_address'
+    | 'trp_counterparty';
   subjectId: string;
   details?: Record<string, unknown>;
 }

@@ -2215,6 +2215,357 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/trp/counterparties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The TRP peers the hub has talked to or the operator added, by host */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            counterparties: {
+                                /** @enum {string} */
+                                addedBy: "hub" | "operator";
+                                /** @description null: the default (outbound a digit string in the smallest unit). */
+                                amountEncoding: ("whole-units-number" | "smallest-unit-string") | null;
+                                /** @description null: the hub’s own (3.2.1). */
+                                apiVersion: string | null;
+                                /** @description Nothing is sent to it and no inquiry from it is taken. */
+                                blocked: boolean;
+                                /** @description The certificate it last presented, or the one the operator pinned. */
+                                certificateFingerprint: string | null;
+                                certificateSubject: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                host: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description From the peer’s /identity. */
+                                lei: string | null;
+                                /** @description From the peer’s /identity. */
+                                name: string | null;
+                                /** @description Only the pinned certificate may use this host (and it may, whatever its names). */
+                                pinned: boolean;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a TRP peer: pin its certificate to its host, block it, or set its version or amounts */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description How the peer writes amounts: a JSON number in whole units, or a digit string in the smallest unit.
+                         * @enum {string}
+                         */
+                        amountEncoding?: "whole-units-number" | "smallest-unit-string";
+                        /** @description A TRP 3.x version. */
+                        apiVersion?: string;
+                        blocked?: boolean;
+                        /** @description SHA-256 of the certificate (DER): 32 hex pairs separated by colons. */
+                        certificateFingerprint?: string;
+                        /** @description The peer’s host as a URL names it: lower-case name or IP address, and a port unless 443. */
+                        host: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            addedBy: "hub" | "operator";
+                            /** @description null: the default (outbound a digit string in the smallest unit). */
+                            amountEncoding: ("whole-units-number" | "smallest-unit-string") | null;
+                            /** @description null: the hub’s own (3.2.1). */
+                            apiVersion: string | null;
+                            /** @description Nothing is sent to it and no inquiry from it is taken. */
+                            blocked: boolean;
+                            /** @description The certificate it last presented, or the one the operator pinned. */
+                            certificateFingerprint: string | null;
+                            certificateSubject: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            host: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description From the peer’s /identity. */
+                            lei: string | null;
+                            /** @description From the peer’s /identity. */
+                            name: string | null;
+                            /** @description Only the pinned certificate may use this host (and it may, whatever its names). */
+                            pinned: boolean;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/trp/counterparties/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Pin or unpin a TRP peer’s certificate, block or unblock it, set its version or amounts */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        amountEncoding?: ("whole-units-number" | "smallest-unit-string") | null;
+                        apiVersion?: string | null;
+                        blocked?: boolean;
+                        /** @description Pins this certificate; null unpins. */
+                        certificateFingerprint?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            addedBy: "hub" | "operator";
+                            /** @description null: the default (outbound a digit string in the smallest unit). */
+                            amountEncoding: ("whole-units-number" | "smallest-unit-string") | null;
+                            /** @description null: the hub’s own (3.2.1). */
+                            apiVersion: string | null;
+                            /** @description Nothing is sent to it and no inquiry from it is taken. */
+                            blocked: boolean;
+                            /** @description The certificate it last presented, or the one the operator pinned. */
+                            certificateFingerprint: string | null;
+                            certificateSubject: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            host: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description From the peer’s /identity. */
+                            lei: string | null;
+                            /** @description From the peer’s /identity. */
+                            name: string | null;
+                            /** @description Only the pinned certificate may use this host (and it may, whatever its names). */
+                            pinned: boolean;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/claims/{token}": {
         parameters: {
             query?: never;
@@ -7371,6 +7722,13 @@ export interface components {
              * @description Reference generated by the hub.
              */
             transactionRef: string;
+            /** @description TRP inbound: the peer as its client certificate names it. */
+            trpPeer?: {
+                certificateFingerprint: string | null;
+                certificateSubject: string | null;
+                /** @description The host of the peer’s callback. */
+                host: string;
+            };
             /** @description A self-hosted wallet ownership proof the originator attached (walletProofId). */
             walletProof?: {
                 /** @description EVM addresses in their EIP-55 checksum form. */

@@ -52,10 +52,15 @@ export async function claimDue(
     caps?: { recipients: ReadonlyMap<string, number>; others: number };
   },
 ): Promise<LeasedMessage[]> {
+  // A TRP message's recipient is its transfer's peer host (trpRecipient), read beside the row.
+  const trp = opts.channels.includes('trp');
+  const host = trp ? 'p.peer_host' : 'NULL::text';
   const due = (columns: string) => `SELECT ${columns} FROM deliveries d
+         ${trp ? `LEFT JOIN trp_transfers p ON d.channel = 'trp' AND p.transaction_ref = d.transaction_ref` : ''}
          WHERE d.status = 'PENDING' AND d.next_attempt_at <= statement_timestamp()
            AND d.channel = ANY ($3::text[])
            AND (d.organization_id IS NULL OR d.organization_id <> ALL ($4::uuid[]))
+           AND (${host} IS NULL OR ${host} <> ALL ($5::text[]))
            AND NOT EXISTS (
              SELECT 1 FROM deliveries f
               WHERE ${sameStream('d', 'f')} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
@@ -65,32 +70,49 @@ export async function claimDue(
   const caps = opts.caps;
   const chosen = caps
     ? `SELECT c.id FROM (
-         SELECT l.id, l.organization_id,
-                row_number() OVER (PARTITION BY l.organization_id ORDER BY l.next_attempt_at) AS n
-           FROM (${due('d.id, d.organization_id, d.next_attempt_at')}) l) c
-         LEFT JOIN unnest($5::uuid[], $6::int[]) AS cap(organization_id, n) ON cap.organization_id = c.organization_id
-        WHERE c.organization_id IS NULL OR c.n <= coalesce(cap.n, $7::int)`
+         SELECT l.id, l.organization_id, l.peer_host,
+                row_number() OVER (PARTITION BY l.organization_id, l.peer_host ORDER BY l.next_attempt_at) AS n
+           FROM (${due(`d.id, d.organization_id, ${host} AS peer_host, d.next_attempt_at`)}) l) c
+         LEFT JOIN unnest($6::uuid[], $7::int[]) AS cap(organization_id, n) ON cap.organization_id = c.organization_id
+         LEFT JOIN unnest($9::text[], $10::int[]) AS hcap(host, n) ON hcap.host = c.peer_host
+        WHERE (c.organization_id IS NULL AND c.peer_host IS NULL) OR c.n <= coalesce(cap.n, hcap.n, $8::int)`
     : due('d.id');
-  const params: unknown[] = [opts.leaseMs, opts.limit, opts.channels, opts.excludeRecipients ?? []];
-  if (caps) params.push([...caps.recipients.keys()], [...caps.recipients.values()], caps.others);
-  return lease(q, chosen, params);
+  const excluded = byKind(opts.excludeRecipients ?? []);
+  const params: unknown[] = [opts.leaseMs, opts.limit, opts.channels, excluded.orgs, excluded.hosts];
+  if (caps) {
+    const orgs = [...caps.recipients].filter(([id]) => !isTrpRecipient(id));
+    const hosts = [...caps.recipients].filter(([id]) => isTrpRecipient(id));
+    params.push(
+      orgs.map(([id]) => id),
+      orgs.map(([, n]) => n),
+      caps.others,
+      hosts.map(([id]) => hostOf(id)),
+      hosts.map(([, n]) => n),
+    );
+  }
+  return lease(q, chosen, params, trp);
 }
 
 /**
- * Claims the due webhooks of these recipients only, at most as many of each as the map says, in
- * due order per recipient (the same rows claimDue would take of them). Each recipient's are read
- * through its own due index (migration 0012), so rows of other recipients, however many are due,
- * cost nothing. The recipient is bounded with two row comparisons on (organization_id,
- * next_attempt_at), which mean `organization_id = r AND next_attempt_at <= now` and which only that
- * index can serve: with the equality written out, the planner may reckon the due index cheaper
- * (it expects the recipient's rows to be spread evenly through it) and read past every due row of
- * the recipients before it.
+ * Claims the due messages of these recipients only, at most as many of each as the map says, in
+ * due order per recipient (the same rows claimDue would take of them). Each organization's
+ * webhooks are read through its own due index (migration 0012), so rows of other recipients,
+ * however many are due, cost nothing. The recipient is bounded with two row comparisons on
+ * (organization_id, next_attempt_at), which mean `organization_id = r AND next_attempt_at <= now`
+ * and which only that index can serve: with the equality written out, the planner may reckon the
+ * due index cheaper (it expects the recipient's rows to be spread evenly through it) and read
+ * past every due row of the recipients before it. A TRP peer's messages are found through its
+ * transfers (migration 0018).
  */
 export async function claimDueFor(
   q: Queryable,
   opts: { recipients: ReadonlyMap<string, number>; leaseMs: number },
 ): Promise<LeasedMessage[]> {
-  const chosen = `SELECT l.id FROM unnest($2::uuid[], $3::int[]) AS r(organization_id, n)
+  const orgs = [...opts.recipients].filter(([id]) => !isTrpRecipient(id));
+  const hosts = [...opts.recipients].filter(([id]) => isTrpRecipient(id));
+  const out: LeasedMessage[] = [];
+  if (orgs.length > 0) {
+    const chosen = `SELECT l.id FROM unnest($2::uuid[], $3::int[]) AS r(organization_id, n)
      CROSS JOIN LATERAL (
        SELECT d.id FROM deliveries d
         WHERE (d.organization_id, d.next_attempt_at) >= (r.organization_id, '-infinity'::timestamptz)
@@ -102,17 +124,75 @@ export async function claimDueFor(
         ORDER BY d.organization_id, d.next_attempt_at
         LIMIT r.n
         FOR UPDATE OF d SKIP LOCKED) l`;
-  return lease(q, chosen, [opts.leaseMs, [...opts.recipients.keys()], [...opts.recipients.values()]]);
+    out.push(
+      ...(await lease(q, chosen, [opts.leaseMs, orgs.map(([id]) => id), orgs.map(([, n]) => n)], false)),
+    );
+  }
+  if (hosts.length > 0) {
+    const chosen = `SELECT l.id FROM unnest($2::text[], $3::int[]) AS r(host, n)
+     CROSS JOIN LATERAL (
+       SELECT d.id FROM trp_transfers p JOIN deliveries d ON d.transaction_ref = p.transaction_ref
+        WHERE p.peer_host = r.host AND d.channel = 'trp' AND d.status = 'PENDING'
+          AND d.next_attempt_at <= statement_timestamp()
+          AND NOT EXISTS (
+            SELECT 1 FROM deliveries f
+             WHERE ${sameStream('d', 'f')} AND f.seq < d.seq AND f.status IN ('PENDING', 'FAILED', 'HELD'))
+        ORDER BY d.next_attempt_at
+        LIMIT r.n
+        FOR UPDATE OF d SKIP LOCKED) l`;
+    const leased = await lease(
+      q,
+      chosen,
+      [opts.leaseMs, hosts.map(([id]) => hostOf(id)), hosts.map(([, n]) => n)],
+      true,
+    );
+    out.push(...leased);
+  }
+  return out;
 }
 
-/** Leases the rows that `chosen` selects, for `params[0]` milliseconds, and returns them as a worker holds them. */
-async function lease(q: Queryable, chosen: string, params: unknown[]): Promise<LeasedMessage[]> {
+const TRP_RECIPIENT = 'trp:';
+
+/** How the worker's fairness names a TRP peer: by its host (organizations go by their id). */
+export function trpRecipient(host: string): string {
+  return `${TRP_RECIPIENT}${host}`;
+}
+
+function isTrpRecipient(id: string): boolean {
+  return id.startsWith(TRP_RECIPIENT);
+}
+
+function hostOf(id: string): string {
+  return id.slice(TRP_RECIPIENT.length);
+}
+
+function byKind(ids: readonly string[]): { orgs: string[]; hosts: string[] } {
+  return {
+    orgs: ids.filter((id) => !isTrpRecipient(id)),
+    hosts: ids.filter(isTrpRecipient).map(hostOf),
+  };
+}
+
+/**
+ * Leases the rows that `chosen` selects, for `params[0]` milliseconds, and returns them as a worker
+ * holds them; with `trp`, a TRP message's peer host too.
+ */
+async function lease(
+  q: Queryable,
+  chosen: string,
+  params: unknown[],
+  trp: boolean,
+): Promise<LeasedMessage[]> {
+  const host = trp
+    ? `(SELECT p.peer_host FROM trp_transfers p
+         WHERE deliveries.channel = 'trp' AND p.transaction_ref = deliveries.transaction_ref)`
+    : 'NULL::text';
   const rows = await q.query(
     `UPDATE deliveries SET next_attempt_at =
          date_trunc('milliseconds', clock_timestamp()) + make_interval(secs => $1::double precision / 1000)
       WHERE id = ANY (ARRAY(${chosen}))
      RETURNING id, message_id, channel, event, organization_id, email_to, transaction_ref, payload, attempts,
-               next_attempt_at::text AS lease`,
+               next_attempt_at::text AS lease, ${host} AS trp_host`,
     params,
   );
   return rows.map((r) => ({
@@ -121,6 +201,7 @@ async function lease(q: Queryable, chosen: string, params: unknown[]): Promise<L
     message: messageOf(r),
     attempts: r.attempts as number,
     lease: r.lease as string,
+    ...(r.channel === 'trp' ? { trpHost: (r.trp_host as string | null) ?? null } : {}),
   }));
 }
 

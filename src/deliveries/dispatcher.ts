@@ -1,13 +1,14 @@
 /**
  * The worker's send path: the rows the claim loop (worker.ts) claimed, or that new initiations
- * handed over, are started here. A webhook passes its recipient's gate (fairness.ts) or waits
- * there for its turn; then each row is prepared and sent outside any database transaction, and
+ * handed over, are started here. A webhook or a TRP message passes its recipient's gate
+ * (fairness.ts; a TRP peer is a recipient by its host) or waits there for its turn; then each row
+ * is prepared and sent outside any database transaction, and
  * its outcome goes to the recorder (recorder.ts). Every row is a job in `inFlight` until its
  * outcome is recorded or its lease given back, so that the worker's stop() can wait for them, and
  * then end the sends still unanswered (cutOff), which are recorded as failed attempts.
  */
 import type { Database } from '../db/database.js';
-import { releaseLeases } from './claim-store.js';
+import { releaseLeases, trpRecipient } from './claim-store.js';
 import type { NotifyMailer } from './email.js';
 import type { ClaimPlanner, RecipientGate } from './fairness.js';
 import type { OutboxMaintenance } from './maintenance.js';
@@ -87,7 +88,7 @@ export class SendDispatcher {
   /** Ends the sends still waiting for an answer: they fail, and are recorded as the hub's doing. */
   async cutOff(): Promise<void> {
     this.cuttingOff = true;
-    await Promise.all([this.o.sender.abortAll(), this.o.mailer?.abortAll()]);
+    await Promise.all([this.o.sender.abortAll(), this.o.mailer?.abortAll(), this.o.trp?.abortAll()]);
   }
 
   /** Waiting rows go back to the outbox, due at once; their recipients are claimed for again later. */
@@ -110,9 +111,8 @@ export class SendDispatcher {
     const refused: Held[] = [];
     const waiting = new Set<string>();
     for (const d of messages) {
-      const m = d.message;
-      if (m.channel === 'webhook') {
-        const id = m.organizationId;
+      const id = recipientOf(d);
+      if (id !== undefined) {
         if (this.o.gate.hasWaiting(id) || !this.o.gate.admits(id)) {
           if (this.o.gate.hold(id, { d, batch })) waiting.add(id);
           else refused.push({ d, batch });
@@ -194,7 +194,8 @@ export class SendDispatcher {
     } finally {
       this.sendsRunning--;
       this.o.roomFreed();
-      if (d.message.channel === 'webhook') this.sent(d.message.organizationId, result);
+      const recipient = recipientOf(d);
+      if (recipient !== undefined) this.sent(recipient, result);
     }
     if (result === 'released') return;
     // A failure once stop() cut the sends off is the hub's doing: never the attempt that gives up.
@@ -236,7 +237,12 @@ export class SendDispatcher {
   }
 }
 
-/** The organization a webhook goes to; undefined for the other channels. */
+/**
+ * Who a message goes to, for fairness: the organization of a webhook, the peer host of a TRP
+ * message (trpRecipient); undefined for e-mails.
+ */
 export function recipientOf(d: LeasedMessage): string | undefined {
-  return d.message.channel === 'webhook' ? d.message.organizationId : undefined;
+  if (d.message.channel === 'webhook') return d.message.organizationId;
+  if (d.message.channel === 'trp' && d.trpHost) return trpRecipient(d.trpHost);
+  return undefined;
 }

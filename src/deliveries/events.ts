@@ -71,6 +71,19 @@ const receivedFields = {
   }),
   transactionAssetDecimals: Type.Integer({ description: '0 means a human-readable amount.' }),
   walletProof: Type.Optional(WalletProofSummary),
+  trpPeer: Type.Optional(
+    Type.Object(
+      {
+        host: Type.String({ description: 'The host of the peer’s callback.' }),
+        certificateSubject: Type.Union([Type.String(), Type.Null()]),
+        certificateFingerprint: Type.Union([
+          Type.String({ description: 'SHA-256, upper-case hex pairs separated by colons.' }),
+          Type.Null(),
+        ]),
+      },
+      { description: 'TRP inbound: the peer as its client certificate names it.' },
+    ),
+  ),
 };
 
 const confirmedFields = {

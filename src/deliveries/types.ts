@@ -22,6 +22,8 @@ export interface LeasedMessage {
    * text form (microseconds and offset), handed back as it came so that it compares exactly.
    */
   lease: string;
+  /** A TRP message's peer host (its transfer's), by which the worker's fairness knows the peer. */
+  trpHost?: string | null;
 }
 
 /** What one attempt (an HTTP POST or an SMTP submission) came to. */
@@ -39,6 +41,8 @@ export interface SendResult {
 /** Sends the outbox's TRP messages (the TRP bridge, src/trp/). */
 export interface TrpSender {
   send(message: TrpMessage, messageId: string): Promise<SendResult>;
+  /** Ends every send in flight now (the worker stops): each fails, and is retried later. */
+  abortAll(): Promise<void>;
 }
 
 export type WorkerLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;

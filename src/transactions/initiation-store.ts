@@ -148,7 +148,7 @@ const INSERT_INITIATIONS = `WITH input AS (
        FROM input`;
 
 /**
- * NOTIFY transactions the organization started in the last 24 hours, counted under a lock that
+ * NOTIFY and outbound TRP transactions the organization started in the last 24 hours, counted under a lock that
  * makes concurrent NOTIFY initiations of one organization take turns (the count then holds until
  * the surrounding transaction commits), and when the oldest of them leaves the window.
  */
@@ -161,7 +161,7 @@ export async function lockNotifyWindow(
   ]);
   const rows = await q.query<{ n: number; frees: unknown }>(
     `SELECT count(*)::int AS n, min(created_at) + interval '24 hours' AS frees FROM transactions
-      WHERE originator_id = $1 AND protocol = 'NOTIFY' AND created_at > now() - interval '24 hours'`,
+      WHERE originator_id = $1 AND protocol IN ('NOTIFY', 'TRP') AND created_at > now() - interval '24 hours'`,
     [originatorId],
   );
   const r = rows[0]!;

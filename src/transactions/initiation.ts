@@ -135,23 +135,29 @@ export class Initiations {
    */
   private limitedNotify(originatorId: string, body: InitiateRequest, idem?: IdempotencyKey) {
     return this.idempotency.run(originatorId, idem, async (tx) => {
-      const window = await store.lockNotifyWindow(tx, originatorId);
-      if (window.count >= this.options.notifyDailyLimit) {
-        const wait =
-          window.windowFreesAt === null ? 60 : (Date.parse(window.windowFreesAt) - Date.now()) / 1000;
-        throw new AppError(
-          'RATE_LIMITED',
-          `An unverified organization may send ${this.options.notifyDailyLimit} NOTIFY transactions in 24 hours; ` +
-            'ask the operator to verify the organization, or retry later.',
-          undefined,
-          { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait))) } },
-        );
-      }
+      await this.checkDailyLimit(tx, originatorId);
       const prepared = await this.prepare(lookupsIn(tx), originatorId, body);
       const plan = this.outbox.plan([prepared.initiation.message], { lease: false });
       await store.insertInitiations(tx, [prepared.initiation], plan);
       return prepared.response;
     });
+  }
+
+  /**
+   * An unverified organization's transfers to parties outside the directory (NOTIFY e-mails and
+   * outbound TRP inquiries) count against one daily limit; over it, 429.
+   */
+  private async checkDailyLimit(tx: Queryable, originatorId: string): Promise<void> {
+    const window = await store.lockNotifyWindow(tx, originatorId);
+    if (window.count < this.options.notifyDailyLimit) return;
+    const wait = window.windowFreesAt === null ? 60 : (Date.parse(window.windowFreesAt) - Date.now()) / 1000;
+    throw new AppError(
+      'RATE_LIMITED',
+      `An unverified organization may send ${this.options.notifyDailyLimit} NOTIFY and TRP transactions in 24 hours; ` +
+        'ask the operator to verify the organization, or retry later.',
+      undefined,
+      { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait))) } },
+    );
   }
 
   /**
@@ -171,6 +177,7 @@ export class Initiations {
     return this.idempotency.run(originatorId, idem, async (tx) => {
       const originator = await findOrganization(tx, originatorId);
       if (!originator) throw new AppError('UNAUTHENTICATED', 'The calling organization no longer exists.');
+      if (originator.organizationType !== 'verified') await this.checkDailyLimit(tx, originatorId);
       const ref = randomUUID();
       const initiation: store.Initiation = {
         record: {

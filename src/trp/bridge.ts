@@ -8,7 +8,7 @@
  * A peer is known by its client certificate (its SHA-256 fingerprint and subject); the personal
  * data of an inquiry is sealed at once like a member's, and never logged or echoed.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import { type SealingKeys, sealPii } from '../crypto/envelope.js';
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
@@ -34,6 +34,7 @@ import {
   type TrpIdentity,
   type TrpProblem,
 } from './messages.js';
+import * as peers from './peer-store.js';
 import type { PeerAnswer } from './sender.js';
 import * as store from './store.js';
 import { decodeInquiryAddress, TravelAddressError } from './travel-address.js';
@@ -42,6 +43,8 @@ import { decodeInquiryAddress, TravelAddressError } from './travel-address.js';
 export interface Peer {
   fingerprint: string;
   subject: string | null;
+  /** The certificate's DNS names and IP addresses; null without a certificate (mTLS off). */
+  names: string[] | null;
 }
 
 /** An answer of the TRP listener: a status and, unless 204, a JSON body. */
@@ -119,6 +122,7 @@ export class TrpBridge {
       peerHost: new URL(target.url).host,
       inquiryStatus: null,
       inquiryAnswer: null,
+      apiVersion: null,
     });
     // Who the beneficiary VASP says it is, after the inquiry (messages of a transfer go in order).
     await enqueue(tx, [trp('trp-identity', ref, { transactionRef: ref })]);
@@ -131,7 +135,13 @@ export class TrpBridge {
    * `received` webhook (with the personal data, encrypted at send time) and a look at the peer's
    * /identity. A repeated request-identifier from the same peer gets the first answer again.
    */
-  async inquiry(token: string, requestIdentifier: string, peer: Peer, body: unknown): Promise<TrpAnswer> {
+  async inquiry(
+    token: string,
+    requestIdentifier: string,
+    peer: Peer,
+    body: unknown,
+    apiVersion: string = TRP_VERSION,
+  ): Promise<TrpAnswer> {
     const address = await store.findUsableTravelAddress(this.o.db, token);
     if (!address) return refusal(404, 'No such travel address (or it was revoked, or it expired).');
     const replay = await this.replay(peer, requestIdentifier);
@@ -144,7 +154,14 @@ export class TrpBridge {
     const asset = assetOfInquiry(this.o.assets, inquiry.asset);
     const decimals = asset === undefined ? undefined : this.o.assets.get(asset)!.decimals;
     if (asset === undefined) problems.push({ path: '/asset', message: 'is not an asset this hub knows' });
-    const amount = decimals === undefined ? undefined : parseTrpAmount(inquiry.amount, decimals);
+    const known = await peers.findPeer(this.o.db, new URL(inquiry.callback).host);
+    // A JSON number is in whole units, unless the operator set this peer's amounts to the smallest
+    // unit: then a JSON integer is read as a digit string would be (docs/trp.md).
+    const raw =
+      known?.amountEncoding === 'smallest-unit-string' && Number.isSafeInteger(inquiry.amount)
+        ? String(inquiry.amount)
+        : inquiry.amount;
+    const amount = decimals === undefined ? undefined : parseTrpAmount(raw, decimals);
     if (amount && !amount.ok) problems.push({ path: '/amount', message: amount.message });
     // Whatever dialect the peer writes (SPEC §18): kept in canonical form like a member's data.
     const ivms101 = readIvms101(inquiry.IVMS101, '/IVMS101');
@@ -157,7 +174,10 @@ export class TrpBridge {
       return refusal(422, 'The inquiry is invalid.', problems);
     }
 
-    const answer = { version: TRP_VERSION };
+    const named = this.namedByCertificate(callback, peer, known);
+    if (named) return named;
+
+    const answer = { version: apiVersion };
     const ref = randomUUID();
     const received = (org: { id: string; vaspDid: string }) =>
       webhook('received', org.id, ref, {
@@ -169,6 +189,11 @@ export class TrpBridge {
         transactionAsset: asset,
         transactionAmount: amount.value,
         transactionAssetDecimals: decimals,
+        trpPeer: {
+          host: callback.host,
+          certificateSubject: peer.subject,
+          certificateFingerprint: peer.fingerprint === 'none' ? null : peer.fingerprint,
+        },
         ivms101_data: { transactionBlockchainInfo: {} },
       });
     try {
@@ -216,6 +241,11 @@ export class TrpBridge {
           peerHost: callback.host,
           inquiryStatus: 200,
           inquiryAnswer: answer,
+          apiVersion,
+        });
+        await peers.notePeer(tx, callback.host, {
+          certificateSubject: peer.subject,
+          certificateFingerprint: peer.fingerprint === 'none' ? null : peer.fingerprint,
         });
         await enqueue(tx, [trp('trp-identity', ref, { transactionRef: ref })]);
         await recordAudit(tx, {
@@ -245,15 +275,13 @@ export class TrpBridge {
   async resolution(token: string, requestIdentifier: string, body: unknown): Promise<TrpAnswer> {
     const transfer = await this.transferOf(token, false);
     if (!transfer) return refusal(404, 'No such callback.');
-    if (transfer.requestIdentifier !== requestIdentifier) {
-      return refusal(400, 'The request-identifier is not the transfer’s.');
-    }
     const parsed = parseResolution(body, { allowHttp: this.o.allowPrivate });
     if (!parsed.ok) return refusal(400, 'The resolution is invalid.', parsed.problems);
     const problem = this.o.callbacks.approvalProblem(parsed.value);
     if (problem) return refusal(400, 'The resolution is invalid.', [problem]);
-    await this.o.db.transaction((tx) => this.applyResolution(tx, transfer.ref, parsed.value));
-    return { status: 204 };
+    return this.once(transfer.ref, requestIdentifier, body, (tx) =>
+      this.applyResolution(tx, transfer.ref, parsed.value),
+    );
   }
 
   /** A peer's confirmation of a transfer we approved: the hash, or that it called the transfer off. */
@@ -266,16 +294,47 @@ export class TrpBridge {
     const transfer = await this.transferOf(token, true);
     // Only the peer that sent the inquiry may confirm it.
     if (!transfer || transfer.peerFingerprint !== peer.fingerprint) return refusal(404, 'No such callback.');
-    if (transfer.requestIdentifier !== requestIdentifier) {
-      return refusal(400, 'The request-identifier is not the transfer’s.');
-    }
     const parsed = parseConfirmation(body);
     if (!parsed.ok) return refusal(400, 'The confirmation is invalid.', parsed.problems);
     const c = parsed.value;
-    await this.o.db.transaction((tx) =>
+    return this.once(transfer.ref, requestIdentifier, body, (tx) =>
       this.o.moves.confirmed(tx, transfer.ref, c.kind === 'txid' ? { txid: c.txid } : { canceled: c.reason }),
     );
-    return { status: 204 };
+  }
+
+  /**
+   * A callback request, taken once per request-identifier. The callback's token and the peer's
+   * certificate authenticate it, so the identifier is the peer's to choose (TRISA's client makes
+   * one per request); the same one again gets the first answer if the body is the same, else 409.
+   */
+  private async once(
+    ref: string,
+    requestIdentifier: string,
+    body: unknown,
+    apply: (tx: Queryable) => Promise<void>,
+  ): Promise<TrpAnswer> {
+    const bodyHash = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+    const replayed = (earlier: store.CallbackRequest): TrpAnswer =>
+      earlier.bodyHash === bodyHash
+        ? { status: earlier.status }
+        : refusal(409, 'This request-identifier was already used for another request to this callback.');
+    const earlier = await store.findCallbackRequest(this.o.db, ref, requestIdentifier);
+    if (earlier) return replayed(earlier);
+    const answer: TrpAnswer = { status: 204 };
+    const taken = await this.o.db.transaction(async (tx) => {
+      const recorded = await store.insertCallbackRequest(tx, ref, requestIdentifier, {
+        bodyHash,
+        status: answer.status,
+      });
+      if (recorded) await apply(tx);
+      return recorded !== undefined;
+    });
+    if (taken) return answer;
+    // The same identifier at the same moment: the other request won.
+    const winner = await store.findCallbackRequest(this.o.db, ref, requestIdentifier);
+    return winner
+      ? replayed(winner)
+      : refusal(409, 'This request-identifier is being used by another request.');
   }
 
   // ---- After delivery (inside the worker's recording transaction) ------------------------------
@@ -291,6 +350,8 @@ export class TrpBridge {
         const given = answer as TrpIdentity;
         const identity = { name: given.name?.trim() || null, lei: given.lei?.trim() || null };
         await store.setPeerIdentity(tx, m.transactionRef, identity);
+        const transfer = await store.findTransfer(tx, m.transactionRef);
+        if (transfer) await peers.notePeer(tx, transfer.peerHost, identity);
         await recordAudit(tx, {
           actor: 'hub',
           action: 'trp.peer_identified',
@@ -319,6 +380,31 @@ export class TrpBridge {
             : { kind: 'rejected', reason: r.reason };
     if (inquiryAnswer) await this.o.moves.inquiryAnswered(tx, ref, resolution);
     else if (resolution.kind !== 'pending') await this.o.moves.resolved(tx, ref, resolution);
+  }
+
+  /**
+   * An inbound peer is who its certificate says: its callback's host must be one of the
+   * certificate's names, or a host the operator pinned to this certificate; and a blocked peer is
+   * refused. Undefined when the inquiry may go on; else the 422 or 403 to answer.
+   */
+  private namedByCertificate(
+    callback: URL,
+    peer: Peer,
+    known: peers.Counterparty | undefined,
+  ): TrpAnswer | undefined {
+    if (known?.blocked) return refusal(403, 'This hub does not take transfers from this peer.');
+    if (peer.names === null) return undefined; // mTLS off (tests and demos): no certificate to hold it to
+    const host = callback.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (known?.pinned) {
+      if (known.certificateFingerprint === peer.fingerprint) return undefined;
+      return refusal(422, 'The callback host is pinned to another certificate.', [
+        { path: '/callback', message: 'is on a host pinned to another certificate' },
+      ]);
+    }
+    if (peer.names.includes(host)) return undefined;
+    return refusal(422, 'The callback host is not one of the client certificate’s names.', [
+      { path: '/callback', message: 'must be on a host named by the client certificate' },
+    ]);
   }
 
   private async replay(peer: Peer, requestIdentifier: string): Promise<TrpAnswer | undefined> {

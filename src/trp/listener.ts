@@ -81,7 +81,12 @@ export function createTrpListener(
     );
 
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header(TRP_HEADER.apiVersion, TRP_VERSION);
+    // Answers are in the version the peer spoke, when it is one we take (SPEC §16).
+    const spoken = request.headers[TRP_HEADER.apiVersion];
+    reply.header(
+      TRP_HEADER.apiVersion,
+      typeof spoken === 'string' && acceptsTrpVersion(spoken) ? spoken.trim() : TRP_VERSION,
+    );
     reply.header('cache-control', 'no-store');
     reply.header('x-content-type-options', 'nosniff');
     const rid = request.headers[TRP_HEADER.requestIdentifier];
@@ -105,7 +110,7 @@ export function createTrpListener(
   async function admit(
     request: TokenRequest,
     reply: FastifyReply,
-  ): Promise<{ peer: Peer; requestIdentifier: string; body: unknown } | undefined> {
+  ): Promise<{ peer: Peer; requestIdentifier: string; apiVersion: string; body: unknown } | undefined> {
     const refuse = (status: number, error: string) => {
       reply.code(status).send({ error });
       return undefined;
@@ -136,9 +141,13 @@ export function createTrpListener(
       return refuse(400, 'The body is not valid JSON.');
     }
     const peer: Peer = cert
-      ? { fingerprint: cert.fingerprint256, subject: cert.subject.replaceAll('\n', ', ') }
-      : { fingerprint: 'none', subject: null };
-    return { peer, requestIdentifier: rid.toLowerCase(), body };
+      ? {
+          fingerprint: cert.fingerprint256,
+          subject: cert.subject.replaceAll('\n', ', '),
+          names: certificateNames(cert.subjectAltName),
+        }
+      : { fingerprint: 'none', subject: null, names: null };
+    return { peer, requestIdentifier: rid.toLowerCase(), apiVersion: version.trim(), body };
   }
 
   const answer = (reply: FastifyReply, a: TrpAnswer) =>
@@ -149,8 +158,11 @@ export function createTrpListener(
     routes.post('/ta/:token', async (request: TokenRequest, reply) => {
       const admitted = await admit(request, reply);
       if (!admitted) return reply;
-      const { peer, requestIdentifier, body } = admitted;
-      return answer(reply, await bridge.inquiry(request.params.token, requestIdentifier, peer, body));
+      const { peer, requestIdentifier, apiVersion, body } = admitted;
+      return answer(
+        reply,
+        await bridge.inquiry(request.params.token, requestIdentifier, peer, body, apiVersion),
+      );
     });
     routes.post('/trp/resolutions/:token', async (request: TokenRequest, reply) => {
       const admitted = await admit(request, reply);
@@ -188,4 +200,15 @@ export function createTrpListener(
     },
     close: () => app.close(),
   };
+}
+
+/** The DNS names and IP addresses a certificate's subjectAltName lists, lower-case. */
+export function certificateNames(subjectAltName: string | undefined): string[] {
+  if (!subjectAltName) return [];
+  const names: string[] = [];
+  for (const entry of subjectAltName.split(/,\s*/)) {
+    const match = /^(DNS|IP Address):(.+)$/.exec(entry.trim());
+    if (match) names.push(match[2]!.trim().toLowerCase());
+  }
+  return names;
 }

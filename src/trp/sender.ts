@@ -9,6 +9,12 @@
  * Redirects are not followed. Any 2xx is delivered; an answer to an inquiry must be a valid
  * resolution (else the attempt failed, and is retried under the same request-identifier, which
  * a peer recognizes as the same transfer). What a peer answered never reaches the logs.
+ *
+ * A send cannot hold a worker's slot for long (SPEC §13): one deadline covers the whole request,
+ * from connecting to the answer's last byte (a peer that answers 200 and then trickles a byte
+ * every few seconds is cut off like one that never answers), and an answer longer than 64 KiB is
+ * cut off where it passes that. With the address check's own 5 s that stays well inside the
+ * worker's 30 s lease. The worker's stop ends the sends still in flight (abortAll).
  */
 import { rootCertificates } from 'node:tls';
 import type { Agent } from 'undici';
@@ -22,23 +28,37 @@ import type { SendResult, TrpSender } from '../deliveries/types.js';
 import { render } from '../ivms101/message.js';
 import type { AssetTable } from '../transactions/assets.js';
 import * as transactions from '../transactions/store.js';
-import { toSmallestUnits } from './amount.js';
+import { toSmallestUnits, toWholeUnitsNumber } from './amount.js';
 import type { TrpCallbacks } from './callbacks.js';
 import { trpRequestHeaders } from './headers.js';
 import {
   parseResolution,
   TRP_DISCOVERY_PATH,
+  TRP_HEADER,
+  TRP_VERSION,
   TrpIdentity,
   type TrpInquiryOut,
   type TrpResolutionResult,
   trpSchemaProblems,
 } from './messages.js';
+import * as peers from './peer-store.js';
 import * as store from './store.js';
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 const USER_AGENT = 'travel-rule-hub-trp';
+/** The whole of one request (connection, headers, answer), in milliseconds. */
+export const TRP_SEND_DEADLINE_MS = SEND_TIMEOUT_MS;
+const SHUT_DOWN = 'hub shut down before the answer came';
 
-type Request = { url: string; method: 'POST' | 'GET'; requestIdentifier?: string; body?: unknown };
+type Request = {
+  url: string;
+  method: 'POST' | 'GET';
+  requestIdentifier: string;
+  /** The version the request is sent in; `remembered`, what the peer spoke before (if known). */
+  apiVersion: string;
+  remembered: string | null;
+  body?: unknown;
+};
 type Built = { ok: true; request: Request } | { ok: false; error: string };
 
 export interface TrpSenderOptions {
@@ -52,8 +72,11 @@ export interface TrpSenderOptions {
 
 export class TrpPeerSender implements TrpSender {
   private agent: Promise<Agent> | undefined;
+  /** The sends in flight, each ended by its deadline or by abortAll. */
+  private readonly running = new Set<AbortController>();
+  private aborted = false;
 
-  constructor(private readonly o: TrpSenderOptions) {}
+  constructor(private readonly o: TrpSenderOptions & { deadlineMs?: number }) {}
 
   async send(m: TrpMessage): Promise<SendResult> {
     const started = performance.now();
@@ -74,28 +97,38 @@ export class TrpPeerSender implements TrpSender {
     const target = await checkWebhookTarget(request.url, { allowPrivate: this.o.allowPrivate });
     if (!target.ok) return failed(`target refused: ${target.reason}`);
 
+    if (this.aborted) return failed(SHUT_DOWN);
+    const deadlineMs = this.o.deadlineMs ?? TRP_SEND_DEADLINE_MS;
+    const controller = new AbortController();
+    const deadline = setTimeout(
+      () => controller.abort(new DOMException('the peer did not answer in time', 'TimeoutError')),
+      deadlineMs,
+    );
+    this.running.add(controller);
     let status: number;
     let text: string;
+    let cut = false;
     try {
-      const agent = await this.load();
-      const url = new URL(request.url);
-      const res = await agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: request.method,
-        headers: {
-          'user-agent': USER_AGENT,
-          ...(request.requestIdentifier
-            ? trpRequestHeaders({ requestIdentifier: request.requestIdentifier })
-            : {}),
-          ...(request.method === 'GET' ? { accept: 'application/json' } : {}),
-        },
-        body: request.body === undefined ? null : JSON.stringify(request.body),
-      });
-      status = res.statusCode;
-      text = await readCapped(res.body);
+      ({ status, text, cut } = await this.exchange(request, request.apiVersion, controller.signal));
+      // A peer that does not speak our version refuses the inquiry with 400 before taking it: once,
+      // the version it spoke before, or 3.1.0 (TRISA's library and Envoy take nothing newer).
+      const fallback = m.event === 'trp-inquiry' && status === 400 ? fallbackVersion(request) : undefined;
+      if (fallback !== undefined) {
+        ({ status, text, cut } = await this.exchange(request, fallback, controller.signal));
+        if (status !== 400) request.apiVersion = fallback;
+      }
     } catch (err) {
-      return failed(describeError(err));
+      const reason = controller.signal.aborted ? controller.signal.reason : err;
+      return failed(
+        this.aborted && !(reason instanceof DOMException) ? SHUT_DOWN : describeError(reason, deadlineMs),
+      );
+    } finally {
+      clearTimeout(deadline);
+      this.running.delete(controller);
+    }
+    if (m.event === 'trp-inquiry' && status >= 200 && status < 300) {
+      // What worked is what this transfer speaks from now on, and what the peer is asked in next time.
+      await peers.rememberVersion(this.o.db, m.transactionRef, request.apiVersion);
     }
     const latencyMs = performance.now() - started;
     if (m.event === 'trp-identity' && (status < 200 || status >= 300)) {
@@ -111,9 +144,48 @@ export class TrpPeerSender implements TrpSender {
     }
     if (status < 200 || status >= 300)
       return { ok: false, statusCode: status, latencyMs, error: `HTTP ${status}` };
-    const answer = this.readAnswer(m, text);
+    if (cut && m.event === 'trp-inquiry') {
+      return {
+        ok: false,
+        statusCode: status,
+        latencyMs,
+        error: 'the answer to the inquiry is longer than 64 KiB',
+      };
+    }
+    const answer = this.readAnswer(m, cut ? '' : text);
     if ('error' in answer) return { ok: false, statusCode: status, latencyMs, error: answer.error };
     return { ok: true, statusCode: status, latencyMs, error: null, answer: answer.value };
+  }
+
+  /** One HTTP exchange with the peer: the status and up to 64 KiB of the answer. */
+  private async exchange(request: Request, apiVersion: string, signal: AbortSignal) {
+    const agent = await this.load();
+    const url = new URL(request.url);
+    const res = await agent.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: request.method,
+      signal,
+      headers: {
+        'user-agent': USER_AGENT,
+        ...(request.method === 'GET'
+          ? {
+              accept: 'application/json',
+              [TRP_HEADER.apiVersion]: apiVersion,
+              [TRP_HEADER.requestIdentifier]: request.requestIdentifier,
+            }
+          : trpRequestHeaders({ requestIdentifier: request.requestIdentifier, apiVersion })),
+      },
+      body: request.body === undefined ? null : JSON.stringify(request.body),
+    });
+    return { status: res.statusCode, ...(await readCapped(res.body)) };
+  }
+
+  /** Ends every send in flight now (the worker stops): each fails, and is retried later. */
+  async abortAll(): Promise<void> {
+    this.aborted = true;
+    for (const controller of this.running) controller.abort(new Error(SHUT_DOWN));
+    this.running.clear();
   }
 
   async close(): Promise<void> {
@@ -130,7 +202,14 @@ export class TrpPeerSender implements TrpSender {
     ]);
     if (!t || !transfer) return { ok: false, error: 'the TRP transfer no longer exists' };
     const callbacks = this.o.callbacks;
-    const requestIdentifier = transfer.requestIdentifier;
+    const peer = await peers.findPeer(this.o.db, transfer.peerHost);
+    if (peer?.blocked) return { ok: false, error: 'the operator blocked this TRP peer' };
+    // What the transfer speaks (inbound: the peer's inquiry's version), else what the peer spoke last.
+    const base = {
+      requestIdentifier: transfer.requestIdentifier,
+      apiVersion: transfer.apiVersion ?? peer?.apiVersion ?? TRP_VERSION,
+      remembered: peer?.apiVersion ?? null,
+    };
     switch (m.event) {
       case 'trp-inquiry': {
         const info = this.o.assets.get(t.asset.toUpperCase());
@@ -142,11 +221,16 @@ export class TrpPeerSender implements TrpSender {
         const pii = render(await this.o.hooks.readPii(ref), 'trp');
         const body: TrpInquiryOut = {
           asset: info.dti !== undefined ? { dti: info.dti } : { slip0044: info.slip0044! },
-          amount: toSmallestUnits(t.amount, info.decimals),
+          // The peer's own encoding where the operator set one (TRISA and Envoy read a JSON number in
+          // whole units), else the hub's default: a digit string in the smallest unit (docs/trp.md).
+          amount:
+            peer?.amountEncoding === 'whole-units-number'
+              ? toWholeUnitsNumber(t.amount)
+              : toSmallestUnits(t.amount, info.decimals),
           callback: callbacks.url('resolutions', ref),
           IVMS101: pii as TrpInquiryOut['IVMS101'],
         };
-        return { ok: true, request: { url: transfer.inquiryUrl, method: 'POST', requestIdentifier, body } };
+        return { ok: true, request: { ...base, url: transfer.inquiryUrl, method: 'POST', body } };
       }
       case 'trp-resolution': {
         if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
@@ -158,7 +242,7 @@ export class TrpPeerSender implements TrpSender {
         } else {
           body = { rejected: rejection(t.status, await this.o.hooks.readReason(ref)) };
         }
-        return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
+        return { ok: true, request: { ...base, url: transfer.peerCallback, method: 'POST', body } };
       }
       case 'trp-confirmation': {
         if (!transfer.peerCallback) return { ok: false, error: 'the peer gave no callback' };
@@ -166,14 +250,14 @@ export class TrpPeerSender implements TrpSender {
           'txid' in m.payload
             ? { txid: m.payload.txid }
             : { canceled: cancellation(t.status, await this.o.hooks.readReason(ref)) };
-        return { ok: true, request: { url: transfer.peerCallback, method: 'POST', requestIdentifier, body } };
+        return { ok: true, request: { ...base, url: transfer.peerCallback, method: 'POST', body } };
       }
       case 'trp-identity': {
         // At the root of the peer's host: the one its inquiry came from (inbound), or the travel address's.
         const at = transfer.inbound ? transfer.peerCallback : transfer.inquiryUrl;
         if (!at) return { ok: false, error: 'the peer gave no callback' };
         const url = new URL(TRP_DISCOVERY_PATH.identity, at).href;
-        return { ok: true, request: { url, method: 'GET' } };
+        return { ok: true, request: { ...base, url, method: 'GET' } };
       }
     }
   }
@@ -222,6 +306,15 @@ export class TrpPeerSender implements TrpSender {
 /** What an answer to an inquiry can be: a resolution, or a refusal of the inquiry itself. */
 export type PeerAnswer = TrpResolutionResult | { kind: 'refused'; status: number };
 
+/** TRP's version before 3.2 (TRISA's library accepts exactly it; Envoy nothing from 3.2.0 on). */
+export const FALLBACK_VERSION = '3.1.0';
+
+/** The version to try once after a 400: the peer's remembered one, else 3.1.0; none if that was tried. */
+function fallbackVersion(r: Request): string | undefined {
+  if (r.remembered !== null && r.remembered !== r.apiVersion) return r.remembered;
+  return r.apiVersion === FALLBACK_VERSION ? undefined : FALLBACK_VERSION;
+}
+
 /** A 4xx that will not change on a retry (not a timeout, a conflict of timing or a rate limit). */
 function isRefusal(status: number): boolean {
   return status >= 400 && status < 500 && ![408, 409, 425, 429].includes(status);
@@ -242,13 +335,19 @@ function cancellation(status: string, reason: unknown): string {
     : 'Cancelled by the originator.';
 }
 
-async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
+/** The answer's text, up to 64 KiB; a longer one is cut off there and its connection closed. */
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+): Promise<{ text: string; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    if (size >= MAX_ANSWER_BYTES) continue; // drain the rest without keeping it
     chunks.push(chunk);
     size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      return { text: '', cut: true };
+    }
   }
-  return Buffer.concat(chunks).subarray(0, MAX_ANSWER_BYTES).toString('utf8');
+  return { text: Buffer.concat(chunks).toString('utf8'), cut: false };
 }

@@ -98,6 +98,8 @@ export interface Transfer {
   peerHost: string;
   inquiryStatus: number | null;
   inquiryAnswer: unknown;
+  /** The TRP version the transfer speaks (null: the hub's own). */
+  apiVersion: string | null;
 }
 
 function toTransfer(r: Record<string, unknown>): Transfer {
@@ -115,6 +117,7 @@ function toTransfer(r: Record<string, unknown>): Transfer {
     peerHost: r.peer_host as string,
     inquiryStatus: (r.inquiry_status as number | null) ?? null,
     inquiryAnswer: r.inquiry_answer ?? null,
+    apiVersion: (r.api_version as string | null) ?? null,
   };
 }
 
@@ -124,8 +127,9 @@ export async function insertTransfer(
 ): Promise<void> {
   await q.query(
     `INSERT INTO trp_transfers (transaction_ref, inbound, request_identifier, inquiry_url, travel_address,
-       callback_hash, peer_callback, peer_fingerprint, peer_subject, peer_host, inquiry_status, inquiry_answer)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       callback_hash, peer_callback, peer_fingerprint, peer_subject, peer_host, inquiry_status, inquiry_answer,
+       api_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
       t.ref,
       t.inbound,
@@ -139,6 +143,7 @@ export async function insertTransfer(
       t.peerHost,
       t.inquiryStatus,
       t.inquiryAnswer === null ? null : JSON.stringify(t.inquiryAnswer),
+      t.apiVersion,
     ],
   );
 }
@@ -186,4 +191,41 @@ export async function setPeerIdentity(
     identity.name,
     identity.lei,
   ]);
+}
+
+/** A request a peer made to one of a transfer's callbacks, as first answered. */
+export interface CallbackRequest {
+  bodyHash: string;
+  status: number;
+}
+
+/**
+ * Records a callback request under its request-identifier; returns undefined when the transfer
+ * already has one under that identifier (read it with findCallbackRequest).
+ */
+export async function insertCallbackRequest(
+  q: Queryable,
+  ref: string,
+  requestIdentifier: string,
+  r: CallbackRequest,
+): Promise<CallbackRequest | undefined> {
+  const rows = await q.query(
+    `INSERT INTO trp_callback_requests (transaction_ref, request_identifier, body_hash, status)
+     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING body_hash`,
+    [ref, requestIdentifier, r.bodyHash, r.status],
+  );
+  return rows.length > 0 ? r : undefined;
+}
+
+export async function findCallbackRequest(
+  q: Queryable,
+  ref: string,
+  requestIdentifier: string,
+): Promise<CallbackRequest | undefined> {
+  const rows = await q.query(
+    'SELECT body_hash, status FROM trp_callback_requests WHERE transaction_ref = $1 AND request_identifier = $2',
+    [ref, requestIdentifier],
+  );
+  const r = rows[0];
+  return r && { bodyHash: r.body_hash as string, status: r.status as number };
 }

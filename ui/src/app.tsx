@@ -26,6 +26,7 @@ import { OperatorOperators } from './views/operator-operators.js';
 import { OperatorOrganization } from './views/operator-organization.js';
 import { OperatorOrganizations } from './views/operator-organizations.js';
 import { OperatorOverview } from './views/operator-overview.js';
+import { OperatorTrpPeers } from './views/operator-trp-peers.js';
 import { RulesPage } from './views/rules.js';
 import { Settings } from './views/settings.js';
 import { SignIn } from './views/sign-in.js';
@@ -55,6 +56,7 @@ const OPERATOR_NAV: NavItem[] = [
   { route: 'operators', label: 'Operators' },
   { route: 'emails', label: 'E-mails' },
   { route: 'ivms101', label: 'IVMS101 check' },
+  { route: 'trp-peers', label: 'TRP peers' },
 ];
 
 /** The dashboard, or the public page of an e-mailed link (no session there, whatever the tab holds). */
@@ -252,6 +254,8 @@ function OperatorRoutes({ route }: { route: string[] }) {
       return <OperatorEmails />;
     case 'ivms101':
       return <Ivms101Check />;
+    case 'trp-peers':
+      return <OperatorTrpPeers />;
     default:
       return <NotFound />;
   }
