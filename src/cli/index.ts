@@ -19,6 +19,7 @@ import { AppError } from '../http/errors.js';
 import type { OperatorService } from '../operators/service.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
+import { registerAuditCommands } from './audit.js';
 import { registerParticipantCommands } from './participant.js';
 
 /** Who the audit names for changes made at the shell (with access to the database and its keys). */
@@ -146,6 +147,7 @@ operator
   );
 
 registerParticipantCommands(program);
+registerAuditCommands(program);
 
 /** What an operator command works with: the database and the services over it. */
 interface Shell {

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database, Queryable } from './database.js';
 import { sealReasons } from './steps/0008_seal_reasons.js';
+import { linkAuditRows } from './steps/0015_audit_links.js';
 
 const DIR = new URL('../../migrations/', import.meta.url);
 const LOCK_ID = 7_202_611; // arbitrary constant shared by every hub process
@@ -19,7 +20,10 @@ export interface MigrateOptions {
 
 type Step = { name: string; run: (tx: Queryable, options: MigrateOptions) => Promise<void> };
 
-const CODE_STEPS: Step[] = [{ name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) }];
+const CODE_STEPS: Step[] = [
+  { name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) },
+  { name: '0015_audit_links', run: (tx) => linkAuditRows(tx) },
+];
 
 function steps(): Step[] {
   const sql = readdirSync(DIR)
