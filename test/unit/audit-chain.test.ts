@@ -56,7 +56,7 @@ describe('canonical JSON (RFC 8785)', () => {
     });
     assert.equal(sorted, '{"\\r":2,"1":4,"\u0080":5,"\u00f6":6,"\u20ac":1,"\ud83d\ude00":3,"\ufb33":7}');
     assert.equal(
-      canonicalJson([1e21, 1e-7, 0.1, -0, 333333333.33333329]),
+      canonicalJson([1e21, 1e-7, 0.1, -0, Number('333333333.33333329')]),
       '[1e+21,1e-7,0.1,0,333333333.3333333]',
     );
     assert.equal(
