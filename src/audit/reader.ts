@@ -138,7 +138,7 @@ export function encodeSeqCursor(seq: number): string {
 export function decodeSeqCursor(cursor: string): number {
   try {
     const [seq, ...rest] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (rest.length === 0 && Number.isSafeInteger(seq) && seq > 0 && seq <= 2 ** 31) return seq;
+    if (rest.length === 0 && Number.isSafeInteger(seq) && seq > 0 && seq < 2 ** 31) return seq;
   } catch {
     // fall through to the validation error
   }

@@ -153,7 +153,7 @@ eachBackend('audit chain', (ctx) => {
 
     // The owner rewrites history and recomputes every hash after it: the chain itself checks out.
     const rows: LinkedRow[] = [];
-    for await (const r of auditRows(hub().db, {}, { uptoSeq: 2 ** 31 })) rows.push(r);
+    for await (const r of auditRows(hub().db, {}, { uptoSeq: 2 ** 31 - 1 })) rows.push(r);
     let prev = GENESIS;
     await hub().db.transaction(async (tx) => {
       await tx.query('SET LOCAL session_replication_role = replica');
