@@ -57,24 +57,45 @@ export async function recordAudit(q: Queryable, e: AuditEvent): Promise<void> {
             (SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1) h ON true`,
   );
   // What the database will give back: JSON without undefined members, numbers as JSON writes them.
+  // A lone surrogate (which the database would not keep as such) becomes U+FFFD, as in UTF-8.
   const details =
-    e.details === undefined ? null : (JSON.parse(JSON.stringify(e.details)) as Record<string, unknown>);
+    e.details === undefined
+      ? null
+      : (JSON.parse(
+          JSON.stringify(e.details, (_k, v) => (typeof v === 'string' ? wellFormed(v) : v)),
+        ) as Record<string, unknown>);
   const seq = (head?.seq ?? 0) + 1;
   const prevHash = head?.hash ?? GENESIS;
   const row = {
     seq,
     at: head!.now,
-    actor: e.actor,
+    actor: wellFormed(e.actor),
     action: e.action,
     subjectType: e.subjectType,
-    subjectId: e.subjectId,
+    subjectId: wellFormed(e.subjectId),
     details,
   };
   await q.query(
     `INSERT INTO audit_events (seq, at, actor, action, subject_type, subject_id, details, prev_hash, hash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [seq, row.at, e.actor, e.action, e.subjectType, e.subjectId, details, prevHash, linkHash(prevHash, row)],
+    [
+      seq,
+      row.at,
+      row.actor,
+      e.action,
+      e.subjectType,
+      row.subjectId,
+      details,
+      prevHash,
+      linkHash(prevHash, row),
+    ],
   );
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
 }
 
 function isDatabase(q: Queryable): q is Database {
