@@ -9,6 +9,9 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { Type } from 'typebox';
+import { AuditSigner } from './audit/checkpoint.js';
+import { auditRoutes } from './audit/routes.js';
+import { AuditService } from './audit/service.js';
 import { adminClaimRoutes, claimRoutes } from './claims/routes.js';
 import { ClaimService } from './claims/service.js';
 import { LinkTokens, tokenHash } from './claims/tokens.js';
@@ -328,6 +331,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   adminDirectoryRoutes(app, directory);
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
+  auditRoutes(app, new AuditService(db, AuditSigner.forConfig(config, secrets.masterKey)));
   ivms101Routes(app);
   const walletProofs = new WalletProofs(db);
   transactionRoutes(app, transactions, assets, {

@@ -3,6 +3,7 @@
  * here, once, at start; a bad value throws a ConfigError whose message is one line naming
  * the setting. The result is frozen and handed down; nothing else reads `process.env`.
  */
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /** Sends in flight to one recipient at most, per worker, unless HUB_MAX_INFLIGHT_PER_RECIPIENT says (SPEC §13). */
@@ -45,6 +46,8 @@ export interface Config {
   readonly pendingExpiryMs: number;
   /** The TRP bridge (SPEC §16); undefined when HUB_TRP_PORT is unset. */
   readonly trp: TrpConfig | undefined;
+  /** PEM of the Ed25519 key that signs audit checkpoints (SPEC §14); undefined: derived from the master key. */
+  readonly auditSigningKey: string | undefined;
 }
 
 export interface TrpConfig {
@@ -154,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notifyDailyLimit: integer(str('HUB_NOTIFY_DAILY_LIMIT'), 'HUB_NOTIFY_DAILY_LIMIT', 50, 0, 1_000_000),
     pendingExpiryMs: duration(str('HUB_PENDING_EXPIRY'), 'HUB_PENDING_EXPIRY', '30d'),
     trp: trpConfig(str),
+    auditSigningKey: auditSigningKey(str('HUB_AUDIT_SIGNING_KEY')),
   });
 }
 
@@ -233,6 +237,29 @@ function trpConfig(str: (name: string) => string | undefined): TrpConfig | undef
     ca: pem('HUB_TRP_TLS_CA', /-----BEGIN CERTIFICATE-----/, mtls),
     mtls,
   });
+}
+
+/** HUB_AUDIT_SIGNING_KEY: a PEM file holding an Ed25519 private key, read and checked at start. */
+function auditSigningKey(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(
+      `HUB_AUDIT_SIGNING_KEY: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  let type: string | undefined;
+  try {
+    type = createPrivateKey(text).asymmetricKeyType;
+  } catch {
+    type = undefined;
+  }
+  if (type !== 'ed25519') {
+    throw new ConfigError(`HUB_AUDIT_SIGNING_KEY: ${file} holds no PEM Ed25519 private key`);
+  }
+  return text;
 }
 
 const DURATION_UNITS: Record<string, number> = {

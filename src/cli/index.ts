@@ -20,6 +20,7 @@ import type { Ivms101Version } from '../ivms101/message.js';
 import type { OperatorService } from '../operators/service.js';
 import { generatedKeyLine, resolveSecrets } from '../secrets.js';
 import { VERSION } from '../version.js';
+import { registerAuditCommands } from './audit.js';
 import { registerParticipantCommands } from './participant.js';
 
 /** Who the audit names for changes made at the shell (with access to the database and its keys). */
@@ -197,6 +198,7 @@ program
   );
 
 registerParticipantCommands(program);
+registerAuditCommands(program);
 
 /** What an operator command works with: the database and the services over it. */
 interface Shell {

@@ -575,6 +575,271 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail, newest first, filtered and keyset-paged; format=jsonl|csv streams an export */
+        get: {
+            parameters: {
+                query?: {
+                    action?: string;
+                    actor?: string;
+                    cursor?: string;
+                    /** @description Stream every matching row as an export (oldest first), ending with a signed checkpoint; `limit` and `cursor` do not apply. */
+                    format?: "jsonl" | "csv";
+                    /** @description From this time on (inclusive). */
+                    from?: string;
+                    /** @description 1–100, default 50 */
+                    limit?: string;
+                    organizationId?: string;
+                    /** @description Before this time (exclusive). */
+                    to?: string;
+                    transactionRef?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first. */
+                            events: {
+                                /** @description What happened, e.g. `api_key.created`, `transaction.pii_read`. */
+                                action: string;
+                                /** @description `operator:<name>`, `org:<id>`, `claim:<ref>`, `trp:<host>` or `hub`. */
+                                actor: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description What changed; never personal data or secrets. */
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description SHA-256, 64 lower-case hex characters. */
+                                hash: string;
+                                /** @description SHA-256, 64 lower-case hex characters. */
+                                prevHash: string;
+                                /** @description Place in the chain: 1, 2, 3, … (0: the empty chain). */
+                                seq: number;
+                                subjectId: string;
+                                subjectType: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/audit/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The chain’s head, signed with the hub’s audit key (keep it outside the hub) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: date-time
+                             * @description When the hub signed the head.
+                             */
+                            at: string;
+                            /** @description SHA-256, 64 lower-case hex characters. */
+                            hash: string;
+                            /** @description The audit key’s public half, PEM (SPKI). */
+                            publicKey: string;
+                            /** @description Place in the chain: 1, 2, 3, … (0: the empty chain). */
+                            seq: number;
+                            /** @description base64 Ed25519 signature over the RFC 8785 JSON of `{ seq, hash, at }`. */
+                            signature: string;
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Walk the whole chain now and name the first broken row, if any */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The first broken row and why. */
+                            broken?: {
+                                reason: string;
+                                seq: number;
+                            };
+                            /** @description The last row that checked out. */
+                            head: {
+                                /** @description SHA-256, 64 lower-case hex characters. */
+                                hash: string;
+                                /** @description Place in the chain: 1, 2, 3, … (0: the empty chain). */
+                                seq: number;
+                            };
+                            ok: boolean;
+                            /** @description Rows checked. */
+                            rows: number;
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/emails": {
         parameters: {
             query?: never;
@@ -2564,6 +2829,114 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audit events about the calling organization and its transactions; format=jsonl|csv exports */
+        get: {
+            parameters: {
+                query?: {
+                    action?: string;
+                    actor?: string;
+                    cursor?: string;
+                    /** @description Stream every matching row as an export (oldest first), ending with a signed checkpoint; `limit` and `cursor` do not apply. */
+                    format?: "jsonl" | "csv";
+                    /** @description From this time on (inclusive). */
+                    from?: string;
+                    /** @description 1–100, default 50 */
+                    limit?: string;
+                    /** @description Before this time (exclusive). */
+                    to?: string;
+                    transactionRef?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first. */
+                            events: {
+                                /** @description What happened, e.g. `api_key.created`, `transaction.pii_read`. */
+                                action: string;
+                                /** @description `operator:<name>`, `org:<id>`, `claim:<ref>`, `trp:<host>` or `hub`. */
+                                actor: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description What changed; never personal data or secrets. */
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description SHA-256, 64 lower-case hex characters. */
+                                hash: string;
+                                /** @description SHA-256, 64 lower-case hex characters. */
+                                prevHash: string;
+                                /** @description Place in the chain: 1, 2, 3, … (0: the empty chain). */
+                                seq: number;
+                                subjectId: string;
+                                subjectType: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/claims/{token}": {

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database, Queryable } from './database.js';
 import { sealReasons } from './steps/0008_seal_reasons.js';
+import { linkAuditRows } from './steps/0015_audit_links.js';
 import { addKeyIds } from './steps/0016_reseal_key_ids.js';
 import { keyOperatorNames } from './steps/0017_operator_name_keys.js';
 
@@ -25,6 +26,7 @@ type Step = { name: string; run: (tx: Queryable, options: MigrateOptions) => Pro
 
 const CODE_STEPS: Step[] = [
   { name: '0008_seal_reasons', run: (tx, o) => sealReasons(tx, o.masterKey) },
+  { name: '0015_audit_links', run: (tx) => linkAuditRows(tx) },
   { name: '0017_operator_name_keys', run: (tx) => keyOperatorNames(tx) },
   { name: '0016_reseal_key_ids', run: (tx, o) => addKeyIds(tx, o.masterKey, o.previousMasterKeys) },
 ];

@@ -1,6 +1,7 @@
 /**
  * Migrations on data written before them: the data step 0008 seals the decline reasons that
- * earlier builds stored in plaintext, and 0009 drops the plaintext columns. On PGlite and PostgreSQL.
+ * earlier builds stored in plaintext, and 0009 drops the plaintext columns; 0015 chains the audit
+ * rows written before it. On PGlite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -8,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { verifyDatabase } from '../../src/audit/verify.js';
 import { keyIdOf, openPii, sealedUnder } from '../../src/crypto/envelope.js';
 import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -101,14 +103,40 @@ for (const [backend, open] of backends) {
       const masterKey = randomBytes(32);
       const reason = { category: 'SANCTIONS_MATCH', description: 'Listed: Jane Roe' };
       const ref = await declinedInPlaintext(db, reason);
+      for (const [action, details] of [
+        ['organization.created', { name: 'A', amount: 1.5, big: 1e21 }],
+        ['api_key.created', null],
+        ['transaction.pii_read', { nested: { b: [1, 'ü'], a: true } }],
+      ] as const) {
+        await db.query(
+          `INSERT INTO audit_events (actor, action, subject_type, subject_id, details) VALUES ('operator', $1, 'organization', $2, $3)`,
+          [action, ref, details],
+        );
+      }
       assert.deepEqual(await migrate(db, { masterKey }), [
         ...readdirSync(MIGRATIONS)
           .filter((f) => f > '0008')
           .sort()
-          .flatMap((f) => (f.startsWith('0009') ? ['0008_seal_reasons', f] : [f]))
+          .flatMap((f) =>
+            f.startsWith('0009')
+              ? ['0008_seal_reasons', f]
+              : f === '0015_audit_chain.sql'
+                ? [f, '0015_audit_links']
+                : [f],
+          )
           .flatMap((f) => (f.startsWith('0017') ? ['0017_operator_name_keys', f] : [f]))
           .flatMap((f) => (f.startsWith('0016') ? [f, '0016_reseal_key_ids'] : [f])),
       ]);
+      // 0015 chained the audit rows written before it, in the order they were written.
+      const chain = await verifyDatabase(db);
+      assert.deepEqual([chain.ok, chain.rows], [true, 3], JSON.stringify(chain));
+      const audit = await db.query<{ seq: number; action: string }>(
+        'SELECT seq, action FROM audit_events ORDER BY seq',
+      );
+      assert.deepEqual(
+        audit.map((r) => r.action),
+        ['organization.created', 'api_key.created', 'transaction.pii_read'],
+      );
       const [t] = await db.query('SELECT sealed_reason FROM transactions WHERE ref = $1', [ref]);
       assert.deepEqual(openReason(masterKey, ref, t!.sealed_reason as Uint8Array), reason);
       const [h] = await db.query('SELECT sealed_reason FROM transaction_history WHERE transaction_ref = $1', [

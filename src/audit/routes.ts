@@ -1,0 +1,71 @@
+/** Audit routes: the operator's reader, checkpoint and verification, and an organization's reader. */
+import type { FastifyReply } from 'fastify';
+import { orgOf } from '../http/auth.js';
+import { type HubApp, problems } from '../http/types.js';
+import { EXPORT_TYPES } from './export.js';
+import { AdminAuditQuery, AuditPage, CheckpointSchema, OrgAuditQuery, VerifyAnswer } from './schemas.js';
+import type { AuditQuery, AuditService } from './service.js';
+
+export function auditRoutes(app: HubApp, audit: AuditService) {
+  const reader = async (q: AuditQuery, reply: FastifyReply) => {
+    if (q.format === undefined) return audit.page(q);
+    reply
+      .type(EXPORT_TYPES[q.format])
+      .header('content-disposition', `attachment; filename="audit.${q.format}"`)
+      .header('cache-control', 'no-store');
+    // Sent as it is read; resolves once the last line went out.
+    await reply.send(audit.export(q, q.format));
+    return undefined;
+  };
+
+  app.get(
+    '/v1/admin/audit',
+    {
+      schema: {
+        tags: ['operator'],
+        summary:
+          'The audit trail, newest first, filtered and keyset-paged; format=jsonl|csv streams an export',
+        querystring: AdminAuditQuery,
+        response: { 200: AuditPage, ...problems(400) },
+      },
+    },
+    (request, reply) => reader(request.query, reply),
+  );
+
+  app.get(
+    '/v1/admin/audit/checkpoint',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'The chain’s head, signed with the hub’s audit key (keep it outside the hub)',
+        response: { 200: CheckpointSchema, ...problems() },
+      },
+    },
+    () => audit.checkpoint(),
+  );
+
+  app.get(
+    '/v1/admin/audit/verify',
+    {
+      schema: {
+        tags: ['operator'],
+        summary: 'Walk the whole chain now and name the first broken row, if any',
+        response: { 200: VerifyAnswer, ...problems() },
+      },
+    },
+    () => audit.verify(),
+  );
+
+  app.get(
+    '/v1/audit',
+    {
+      schema: {
+        tags: ['directory'],
+        summary: 'Audit events about the calling organization and its transactions; format=jsonl|csv exports',
+        querystring: OrgAuditQuery,
+        response: { 200: AuditPage, ...problems(400) },
+      },
+    },
+    (request, reply) => reader({ ...request.query, organizationId: orgOf(request) }, reply),
+  );
+}
