@@ -78,7 +78,7 @@ export function masterKeyWarning(secrets: HubSecrets): string | undefined {
   if (secrets.masterKeyInDataDir === undefined) return undefined;
   return (
     `Warning: the master key file ${secrets.masterKeyInDataDir} is inside HUB_DATA_DIR, so every backup of ` +
-    'the data directory carries the key that opens it. Move it out and set HUB_MASTER_KEY_FILE (docs/records-keys.md).'
+    'the data directory carries the key that opens it. Move it out and set HUB_MASTER_KEY_FILE (docs/records.md).'
   );
 }
 
