@@ -467,70 +467,9 @@ describe('IVMS101 versions out', () => {
   });
 
   it('writes IVMS101.2023 with the standard’s names', () => {
-    const out = render(canonicalOf(mainSample()), '2023');
-    assert.deepEqual(out, {
-      originator: {
-        originatorPerson: [
-          {
-            naturalPerson: {
-              name: {
-                nameIdentifier: [
-                  {
-                    primaryIdentifier: 'Muster',
-                    secondaryIdentifier: 'Erika',
-                    naturalPersonNameIdentifierType: 'LEGL',
-                  },
-                ],
-              },
-              geographicAddress: [
-                {
-                  addressType: 'HOME',
-                  streetName: 'Heidestrasse',
-                  townName: 'Köln',
-                  country: 'DE',
-                  buildingNumber: '17',
-                  postcode: '51147',
-                },
-              ],
-              nationalIdentification: {
-                countryOfIssue: 'DE',
-                nationalIdentifier: 'C01X00T47',
-                nationalIdentifierType: 'IDCD',
-              },
-            },
-            accountNumber: ['0xabc'],
-          },
-        ],
-      },
-      beneficiary: {
-        beneficiaryPerson: [
-          {
-            naturalPerson: {
-              name: {
-                nameIdentifier: [
-                  {
-                    primaryIdentifier: 'Doe',
-                    secondaryIdentifier: 'John',
-                    naturalPersonNameIdentifierType: 'LEGL',
-                  },
-                ],
-              },
-              geographicAddress: [
-                {
-                  addressType: 'HOME',
-                  streetName: 'Rue de Rivoli',
-                  buildingNumber: '1',
-                  townName: 'Paris',
-                  country: 'FR',
-                },
-              ],
-            },
-            accountNumber: ['0xdef'],
-          },
-        ],
-      },
-      payloadMetadata: { payloadVersion: '101.2023' },
-    });
+    // The sample as a 2023 sender writes it (the table's last variant) is exactly what comes out.
+    const written2023 = VARIANTS.find(([, , version]) => version === '2023')![1]();
+    assert.deepEqual(render(canonicalOf(mainSample()), '2023'), written2023);
   });
 
   it('writes one name object per person in 2023 and for TRP, keeping every name', () => {
