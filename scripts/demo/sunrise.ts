@@ -80,7 +80,8 @@ export async function sunrise(o: {
     'C opens the credentials link of the second e-mail: its API key and secret, shown once',
     async () => {
       const mail = await until('the credentials e-mail', () =>
-        o.mails.find((m) => m.includes('onboarding@exchange-c.example') && m.includes('/credentials/')),
+        // It goes where the claim link went (SPEC §12): the inbox C proved it reads.
+        o.mails.find((m) => m.includes(o.notificationEmail) && m.includes('/credentials/')),
       );
       const res = await fetch(`${o.hubUrl}/v1/credentials/${linkIn(mail, 'credentials')}`, {
         method: 'POST',

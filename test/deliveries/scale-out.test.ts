@@ -30,6 +30,9 @@ describe('scale-out on PostgreSQL', {
   skip: reachable ? false : `PostgreSQL at ${PG_ADMIN_URL} is unreachable`,
 }, () => {
   const name = `trh_scale_${randomBytes(6).toString('hex')}`;
+  // One database, one master key: what one test's hubs seal (the link key, SPEC §14) the next
+  // test's hubs must open, as every process of a real deployment shares the key.
+  const masterKey = randomBytes(32).toString('base64');
   const processes: HubProcess[] = [];
   let receiver: Receiver | undefined;
   after(async () => {
@@ -43,7 +46,11 @@ describe('scale-out on PostgreSQL', {
     const url = new URL(PG_ADMIN_URL);
     url.pathname = `/${name}`;
     receiver = await Receiver.start();
-    const env = hubEnv({ DATABASE_URL: url.toString(), HUB_RETRY_SCHEDULE: '200ms,200ms,200ms' });
+    const env = hubEnv({
+      DATABASE_URL: url.toString(),
+      HUB_MASTER_KEY: masterKey,
+      HUB_RETRY_SCHEDULE: '200ms,200ms,200ms',
+    });
     const [a, b] = await Promise.all([HubProcess.start(env), HubProcess.start(env)]);
     processes.push(a!, b!);
     const originator = await a!.createOrg({});
@@ -120,7 +127,11 @@ describe('scale-out on PostgreSQL', {
   it('lets `travel-rule-hub worker` deliver for API processes that run no worker', async () => {
     const url = new URL(PG_ADMIN_URL);
     url.pathname = `/${name}`;
-    const env = hubEnv({ DATABASE_URL: url.toString(), HUB_RETRY_SCHEDULE: '200ms,200ms,200ms' });
+    const env = hubEnv({
+      DATABASE_URL: url.toString(),
+      HUB_MASTER_KEY: masterKey,
+      HUB_RETRY_SCHEDULE: '200ms,200ms,200ms',
+    });
     const api = await HubProcess.start({ ...env, HUB_WORKER: 'false' });
     processes.push(api);
     assert.match(api.output, /Delivery worker: off/);
@@ -156,7 +167,7 @@ describe('scale-out on PostgreSQL', {
   it('survives PostgreSQL ending its connections: serves on, and directory changes still reach the other process', async () => {
     const url = new URL(PG_ADMIN_URL);
     url.pathname = `/${name}`;
-    const env = hubEnv({ DATABASE_URL: url.toString() });
+    const env = hubEnv({ DATABASE_URL: url.toString(), HUB_MASTER_KEY: masterKey });
     const [a, b] = await Promise.all([HubProcess.start(env), HubProcess.start(env)]);
     processes.push(a!, b!);
     const org = await a!.createOrg({});
