@@ -277,6 +277,7 @@ eachBackend(
       assert.equal(rows.length, 2);
       assert.deepEqual(rows[0]!.details, {
         role: 'originator',
+        ivms101Version: '2020',
         keyId: reader.body.keyId,
         scope: 'read',
         requestId,
