@@ -16,7 +16,7 @@ import {
 } from '../../src/sdk.js';
 import { eachBackend } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { basicRequest, mainRequest } from '../support/requests.js';
+import { asDelivered, basicRequest, mainRequest } from '../support/requests.js';
 
 eachBackend('participant toolkit', (hub) => {
   it('drives every /v1 endpoint through the typed client', async () => {
@@ -189,7 +189,10 @@ eachBackend('participant toolkit', (hub) => {
 
       const payload = verifyWebhook(beneficiary.webhookSecret, delivery.body, delivery.headers) as any;
       assert.equal(payload.protocol, 'BASIC');
-      assert.deepEqual(await decryptPii(keys.privateKeyPem, payload.ivms101_data.encryptedPii), body.pii);
+      assert.deepEqual(
+        await decryptPii(keys.privateKeyPem, payload.ivms101_data.encryptedPii),
+        asDelivered(body.pii, originator, beneficiary),
+      );
 
       const tampered = delivery.body.replace('"BASIC"', '"MAIN"');
       assert.throws(
@@ -261,7 +264,11 @@ eachBackend('participant toolkit', (hub) => {
       await eventually(() => events.length > 0 || undefined, 'an event at the receiver');
       assert.equal(events[0]!.event, 'received');
       assert.equal(events[0]!.payload.transactionRef, tx.transactionRef);
-      assert.deepEqual(events[0]!.pii, body.pii, 'BASIC personal data decrypted by the receiver');
+      assert.deepEqual(
+        events[0]!.pii,
+        asDelivered(body.pii, originator, beneficiary),
+        'BASIC personal data decrypted by the receiver',
+      );
       assert.equal(events[0]!.duplicate, false);
       await eventually(
         async () =>
@@ -342,7 +349,11 @@ eachBackend('participant toolkit', (hub) => {
       assert.equal(calls, 2);
       assert.equal(events.length, 1);
       assert.equal(events[0]!.duplicate, false, 'the retry is the first successful handling');
-      assert.deepEqual(events[0]!.pii, body.pii, 'and carries the decrypted personal data');
+      assert.deepEqual(
+        events[0]!.pii,
+        asDelivered(body.pii, originator, beneficiary),
+        'and carries the decrypted personal data',
+      );
       const { body: list } = await hub().request(
         'GET',
         `/v1/webhooks/deliveries?transactionRef=${tx.transactionRef}`,

@@ -573,7 +573,14 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
     assert.equal(await focused(), 'Inbox', 'the page’s heading takes the focus');
-    for (const expected of ['Settings', 'Delivery health', 'Rules', 'Travel addresses', 'Outbox']) {
+    for (const expected of [
+      'Settings',
+      'IVMS101 check',
+      'Delivery health',
+      'Rules',
+      'Travel addresses',
+      'Outbox',
+    ]) {
       await page.keyboard.press('Shift+Tab');
       assert.equal(await focused(), expected);
     }
