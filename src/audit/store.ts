@@ -14,7 +14,7 @@
  * The database's own trigger (migration 0015) takes the same lock and refuses a row that does
  * not extend the head, and refuses UPDATE, DELETE and TRUNCATE.
  */
-import type { Database, Queryable } from '../db/database.js';
+import { beforeCommit, type Database, type Queryable } from '../db/database.js';
 import { GENESIS, linkHash } from './chain.js';
 
 /** The chain's advisory lock key, shared by every hub process and by the trigger in migration 0015. */
@@ -51,6 +51,13 @@ export interface AuditEvent {
 export async function recordAudit(q: Queryable, e: AuditEvent): Promise<void> {
   // Outside a transaction the lock would end with its statement: give the row one of its own.
   if (isDatabase(q)) return q.transaction((tx) => recordAudit(tx, e));
+  // Linked and written as the caller's transaction commits, so that the chain's lock is the last
+  // lock it takes (see beforeCommit): taken earlier, a transaction holding it could wait for a row
+  // that another transaction holds while that one waits for the chain, a deadlock.
+  await beforeCommit(q, () => appendRow(q, e));
+}
+
+async function appendRow(q: Queryable, e: AuditEvent): Promise<void> {
   await q.query('SELECT pg_advisory_xact_lock($1)', [CHAIN_LOCK]);
   const [head] = await q.query<{ seq: number | null; hash: string | null; now: string }>(
     `SELECT h.seq, h.hash, to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now

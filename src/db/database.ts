@@ -20,6 +20,30 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * Steps a transaction runs last, just before it commits, in the order they were asked for. The
+ * audit chain writes its rows so (audit/store.ts): its lock is then the last lock a transaction
+ * takes, so no two transactions can wait on each other through it (one holding a row the other
+ * wants while waiting for the chain, the other holding the chain while waiting for that row).
+ */
+const finalSteps = new WeakMap<Queryable, (() => Promise<void>)[]>();
+
+/** Runs `step` just before `tx` commits; at once when `tx` is no transaction of `Database.transaction`. */
+export async function beforeCommit(tx: Queryable, step: () => Promise<void>): Promise<void> {
+  const steps = finalSteps.get(tx);
+  if (steps) steps.push(step);
+  else await step();
+}
+
+/** For the drivers: opens a new transaction's list of final steps; the function runs them. */
+export function finalStepsOf(tx: Queryable): () => Promise<void> {
+  const steps: (() => Promise<void>)[] = [];
+  finalSteps.set(tx, steps);
+  return async () => {
+    for (let i = 0; i < steps.length; i++) await steps[i]!();
+  };
+}
+
 /** PostgreSQL's error codes that the stores turn into domain errors. */
 export const PG_UNIQUE_VIOLATION = '23505';
 

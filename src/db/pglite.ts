@@ -12,7 +12,7 @@
  */
 import { type messages, PGlite, protocol, types } from '@electric-sql/pglite';
 import { privateDataDir } from './data-dir.js';
-import { type Database, isStaleStatement, type Queryable, type Row } from './database.js';
+import { type Database, finalStepsOf, isStaleStatement, type Queryable, type Row } from './database.js';
 import { acquireDirLock } from './lock.js';
 
 /**
@@ -67,7 +67,7 @@ export async function openPglite(
       await pg.exec(sql);
     },
     transaction: (fn) =>
-      pg.transaction((tx) => {
+      pg.transaction(async (tx) => {
         const scoped: Queryable = {
           query: (sql, params) => {
             if (tx.closed) return Promise.reject(new Error('Transaction is closed'));
@@ -77,7 +77,10 @@ export async function openPglite(
             await tx.exec(sql);
           },
         };
-        return fn(scoped);
+        const finish = finalStepsOf(scoped);
+        const result = await fn(scoped);
+        await finish();
+        return result;
       }),
     listen: async (channel, onNotify) => {
       const unlisten = await pg.listen(channel, () => onNotify());

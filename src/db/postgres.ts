@@ -7,7 +7,7 @@
  * so the names are too; the cap only guards against a caller that builds SQL per call.
  */
 import pg from 'pg';
-import { type Database, isStaleStatement, type Queryable, type Row } from './database.js';
+import { type Database, finalStepsOf, isStaleStatement, type Queryable, type Row } from './database.js';
 
 export async function openPostgres(url: string, max = 20): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
@@ -52,7 +52,10 @@ export async function openPostgres(url: string, max = 20): Promise<Database> {
       c.on('error', onLost);
       try {
         await c.query('BEGIN');
-        const result = await fn(wrap(c, false));
+        const tx = wrap(c, false);
+        const finish = finalStepsOf(tx);
+        const result = await fn(tx);
+        await finish();
         await c.query('COMMIT');
         return result;
       } catch (err) {
