@@ -14,7 +14,7 @@ it('runs `npm run demo` to the end: MAIN, BASIC, NOTIFY, the sunrise path and th
   assert.equal(passed.length, 29, stdout);
   assert.doesNotMatch(stdout, /✘/);
   assert.match(stdout, /B receives `confirmed-data`/);
-  assert.match(stdout, /decrypted, equal to what A sent/);
+  assert.match(stdout, /decrypted: what A sent, with both VASPs filled in/);
   assert.match(stdout, /Travel rule notice/);
   assert.match(stdout, /C receives `received`; A receives `beneficiary-joined`/);
   assert.match(stdout, /D receives `received` through the bridge and decrypts the personal data/);
