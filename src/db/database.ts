@@ -68,6 +68,15 @@ export function toBuffer(value: unknown): Buffer {
   throw new TypeError('expected a bytea value');
 }
 
+/**
+ * SQL for a timestamp column as ISO 8601 UTC with microseconds, for keyset cursors: a JavaScript
+ * Date keeps milliseconds, and a cursor cut to them skips the rows that share its millisecond
+ * (every row of one database transaction shares `now()`).
+ */
+export function exactTime(column: string, as = 'cursor_at'): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${as}`;
+}
+
 export function toIso(value: unknown): string {
   return (value instanceof Date ? value : new Date(String(value))).toISOString();
 }

@@ -5,7 +5,7 @@
  * (recording attempts).
  */
 import type { Queryable } from '../db/database.js';
-import { toIso } from '../db/database.js';
+import { exactTime, toIso } from '../db/database.js';
 import { sameStream } from './claim-store.js';
 import type { OutboxMessage } from './events.js';
 import { OUTBOX_CHANNEL } from './outbox.js';
@@ -43,8 +43,7 @@ export interface DeliveryRecord {
 }
 
 const COLUMNS = `id, message_id, channel, event, organization_id, email_to, transaction_ref, status, attempts,
-  next_attempt_at, last_error, created_at, delivered_at,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
+  next_attempt_at, last_error, created_at, delivered_at, ${exactTime('created_at')}`;
 
 function toRecord(r: Record<string, unknown>): DeliveryRecord {
   const status = r.status as DeliveryStatus;

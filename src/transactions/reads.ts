@@ -73,7 +73,7 @@ export class TransactionReads {
       transactions: page.map((t) =>
         toSummary(t, this.masterKey, deliveries.get(t.ref) ?? NOT_APPLICABLE, trp.get(t.ref)),
       ),
-      nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.ref) : null,
+      nextCursor: rows.length > limit && last ? encodeCursor(last.cursorAt, last.ref) : null,
     };
   }
 

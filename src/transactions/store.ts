@@ -1,6 +1,6 @@
 /** SQL of the transactions domain. Rows are mapped to domain records here and nowhere else. */
 import type { Queryable } from '../db/database.js';
-import { toBuffer, toIso } from '../db/database.js';
+import { exactTime, toBuffer, toIso } from '../db/database.js';
 import { deliveryFailing } from '../deliveries/summary.js';
 import type { TrpTransferInfo } from './schemas.js';
 import { type Flow, flowOf, type Protocol, type State } from './state-machine.js';
@@ -228,8 +228,11 @@ export interface ListFilter {
   deliveryFailing?: boolean;
 }
 
-/** Newest first, keyset-paged on (created_at, ref). */
-export async function listTransactions(q: Queryable, f: ListFilter): Promise<TransactionRecord[]> {
+/** Newest first, keyset-paged on (created_at, ref); `cursorAt` is the row's exact created_at. */
+export async function listTransactions(
+  q: Queryable,
+  f: ListFilter,
+): Promise<(TransactionRecord & { cursorAt: string })[]> {
   const party =
     f.role === 'originator'
       ? 'originator_id = $1'
@@ -237,7 +240,7 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
         ? 'beneficiary_id = $1'
         : '(originator_id = $1 OR beneficiary_id = $1)';
   const rows = await q.query(
-    `SELECT ${COLUMNS} FROM transactions t
+    `SELECT ${COLUMNS}, ${exactTime('created_at')} FROM transactions t
       WHERE ${party}
         AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR protocol = $3)
@@ -261,7 +264,7 @@ export async function listTransactions(q: Queryable, f: ListFilter): Promise<Tra
       f.deliveryFailing ?? false,
     ],
   );
-  return rows.map(toRecord);
+  return rows.map((r) => ({ ...toRecord(r), cursorAt: r.cursor_at as string }));
 }
 
 /**

@@ -35,7 +35,7 @@ export class TrpMoves {
 
   /** The peer took our inquiry (outbound): the beneficiary was told; and it may have decided at once. */
   async inquiryAnswered(tx: Queryable, ref: string, resolution: PeerResolution): Promise<void> {
-    const t = await this.notified(tx, await this.locked(tx, ref));
+    const t = await this.notified(tx, await this.lock(tx, ref));
     if (resolution.kind !== 'pending') await this.resolve(tx, t, resolution);
   }
 
@@ -44,7 +44,7 @@ export class TrpMoves {
    * recorded the inquiry's answer: a decision proves the inquiry arrived, so it notifies first.
    */
   async resolved(tx: Queryable, ref: string, resolution: Exclude<PeerResolution, { kind: 'pending' }>) {
-    await this.resolve(tx, await this.notified(tx, await this.locked(tx, ref)), resolution);
+    await this.resolve(tx, await this.notified(tx, await this.lock(tx, ref)), resolution);
   }
 
   /** NEW → RECEIVER_NOTIFIED when the peer has the inquiry; any other state stays. */
@@ -58,7 +58,7 @@ export class TrpMoves {
     ref: string,
     c: { txid: string } | { canceled: string | null },
   ): Promise<void> {
-    const t = await this.locked(tx, ref);
+    const t = await this.lock(tx, ref);
     if ('txid' in c) {
       if (t.txHash !== null || !transition(t.status, 'share_tx_hash', t.flow).ok) return;
       if (!(await store.setTxHash(tx, ref, c.txid))) return;
@@ -162,7 +162,12 @@ export class TrpMoves {
     await enqueue(tx, messages);
   }
 
-  private async locked(tx: Queryable, ref: string): Promise<store.TransactionRecord> {
+  /**
+   * Takes the transaction's row. Every writer takes it before any other row of the transfer (the
+   * delivery recorder does, hooks.ts), so a callback that is recorded while the worker records the
+   * same transfer's delivery waits instead of deadlocking.
+   */
+  async lock(tx: Queryable, ref: string): Promise<store.TransactionRecord> {
     const t = await store.findTransaction(tx, ref, true);
     if (!t) throw notFound('The transaction');
     return t;

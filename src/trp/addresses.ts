@@ -69,7 +69,7 @@ export class TravelAddresses {
     const last = page.at(-1);
     return {
       travelAddresses: page.map(view),
-      nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null,
+      nextCursor: rows.length > limit && last ? encodeCursor(last.cursorAt, last.id) : null,
     };
   }
 

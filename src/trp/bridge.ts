@@ -322,6 +322,7 @@ export class TrpBridge {
     if (earlier) return replayed(earlier);
     const answer: TrpAnswer = { status: 204 };
     const taken = await this.o.db.transaction(async (tx) => {
+      await this.o.moves.lock(tx, ref);
       const recorded = await store.insertCallbackRequest(tx, ref, requestIdentifier, {
         bodyHash,
         status: answer.status,

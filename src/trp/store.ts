@@ -2,7 +2,7 @@
  * The TRP bridge's SQL (SPEC §16): members' travel addresses, and one transfer row per TRP
  * transaction (the peer, the request-identifier, both callbacks, the inquiry's stored answer).
  */
-import { type Queryable, toIso } from '../db/database.js';
+import { exactTime, type Queryable, toIso } from '../db/database.js';
 
 export interface TravelAddress {
   id: string;
@@ -45,16 +45,16 @@ export async function listTravelAddresses(
   q: Queryable,
   organizationId: string,
   page: { limit: number; after?: { at: string; id: string } },
-): Promise<TravelAddress[]> {
+): Promise<(TravelAddress & { cursorAt: string })[]> {
   const rows = await q.query(
-    `SELECT * FROM travel_addresses
+    `SELECT *, ${exactTime('created_at')} FROM travel_addresses
       WHERE organization_id = $1
         AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
       ORDER BY created_at DESC, id DESC
       LIMIT $4`,
     [organizationId, page.after?.at ?? null, page.after?.id ?? null, page.limit],
   );
-  return rows.map(toAddress);
+  return rows.map((r) => ({ ...toAddress(r), cursorAt: r.cursor_at as string }));
 }
 
 /** Revokes one of the organization's addresses (again: no change); undefined when it has none such. */

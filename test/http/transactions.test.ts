@@ -413,6 +413,30 @@ eachBackend(
       );
     });
 
+    it('pages through transactions that share one instant (one database transaction’s now()) without skipping any', async () => {
+      await setup();
+      const a = await hub().createOrg({ travelEndpoint: 'https://a.example' });
+      const refs: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        refs.push((await initiate(notifyRequest(randomUUID()), a.apiKey)).body.transactionRef);
+      }
+      // A batch written in one database transaction shares its created_at, to the microsecond.
+      await hub().db.query(
+        `UPDATE transactions SET created_at = '2026-03-01T10:00:00.123456Z' WHERE originator_id = $1`,
+        [a.id],
+      );
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const q: string = cursor ? `&cursor=${cursor}` : '';
+        const page: any = await hub().request('GET', `/v1/transactions?limit=2${q}`, { key: a.apiKey });
+        assert.equal(page.status, 200, page.text);
+        seen.push(...page.body.transactions.map((t: any) => t.transactionRef));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      assert.deepEqual([...seen].sort(), [...refs].sort(), 'every transaction, once');
+    });
+
     it('confirms a MAIN transaction once the receiver was notified, and only by the originator', async () => {
       await setup();
       const ref = (await initiate(mainRequest(beneficiary.vaspDid))).body.transactionRef;

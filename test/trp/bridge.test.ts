@@ -201,6 +201,29 @@ for (const backend of ['pglite', 'postgres'] as const) {
       return refs;
     };
 
+    it('pages through travel addresses that share one instant without skipping any', async () => {
+      const org = await b.createOrg({
+        travelEndpoint: `${receiver.url}/pager`,
+        publicKey: generateParticipantKeyPair().publicKeyPem,
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await mint(b, org.apiKey)).id);
+      await b.db.query(
+        `UPDATE travel_addresses SET created_at = '2026-03-01T10:00:00.654321Z' WHERE organization_id = $1`,
+        [org.id],
+      );
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const q: string = cursor ? `&cursor=${cursor}` : '';
+        const page: Json = await b.request('GET', `/v1/travel-addresses?limit=2${q}`, { key: org.apiKey });
+        assert.equal(page.status, 200, page.text);
+        seen.push(...page.body.travelAddresses.map((t: Json) => t.id));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      assert.deepEqual([...seen].sort(), [...ids].sort(), 'every address, once');
+    });
+
     it('mints, lists and revokes travel addresses; a revoked one takes no inquiry', async () => {
       const minted = await mint(b, bob.apiKey, {
         expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
