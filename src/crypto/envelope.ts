@@ -125,7 +125,7 @@ export function sealPii(keys: SealingKeys, transactionRef: string, plaintext: st
   const data = Buffer.from(plaintext, 'utf8');
   const blob = Buffer.allocUnsafe(at.ciphertext + data.length);
   blob[0] = V2;
-  Buffer.from(ring.currentId, 'hex').copy(blob, 1);
+  ring.currentIdBytes.copy(blob, 1);
   const header = blob.subarray(0, at.keyNonce);
 
   const dataKey = takeRandom(KEY_BYTES);
@@ -302,11 +302,14 @@ export class MasterKey {
 export class KeyRing {
   readonly current: MasterKey;
   readonly currentId: string;
+  /** The current key id as the bytes a blob carries (made once: sealPii runs per initiation). */
+  readonly currentIdBytes: Buffer;
   readonly #byId: Map<string, MasterKey>;
 
   private constructor(current: MasterKey, previous: readonly MasterKey[]) {
     this.current = current;
     this.currentId = keyIdOf(current);
+    this.currentIdBytes = Buffer.from(this.currentId, 'hex');
     this.#byId = new Map([[this.currentId, current]]);
     for (const key of previous) {
       const id = keyIdOf(key);

@@ -1,7 +1,8 @@
 // The IVMS101 normaliser (SPEC §18): every dialect a network sends becomes the one canonical form
 // the validator checks, the hub stores, and the versions are written from.
 // Invariants:
-// - Pure: the input is never modified; the canonical message is a new tree.
+// - Pure: the input is never modified. The canonical message is a new tree, or the input itself
+//   when it is already canonical (the common case: one read-only walk, no copy, no paths).
 // - It refuses nothing of substance: it only moves values to their canonical place. Keys it cannot
 //   place are `unknown field` problems; two spellings of one element with different values are a
 //   problem naming both paths. Everything else is left to the validator.
@@ -42,7 +43,10 @@ interface Member {
 type Node =
   | {
       kind: 'object';
+      /** By every spelling, folded (dialects.ts). */
       members: ReadonlyMap<string, Member>;
+      /** By the canonical name, as written: the common case, looked up without folding. */
+      exact: ReadonlyMap<string, Member>;
       hints: Readonly<Record<string, string>> | undefined;
       /** Set for an entity with one member named like itself (`originatingVASP`, `transferPath`):
        * the member may be sent bare, without the wrapper. */
@@ -59,6 +63,7 @@ function compile(schema: JsonSchema, name?: string): Node {
   if (schema.type === 'object') {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     const members = new Map<string, Member>();
+    const exact = new Map<string, Member>();
     const add = (spelling: string, member: Member) => {
       if (!members.has(fold(spelling))) members.set(fold(spelling), member);
     };
@@ -69,6 +74,7 @@ function compile(schema: JsonSchema, name?: string): Node {
         node: compile(property, key),
         only2023: false,
       };
+      exact.set(key, member);
       const alias = ALIASES.get(key);
       const spellings = [key, ...(alias?.also ?? [])];
       // Every spelling as such first, so that a plural never shadows a name of its own.
@@ -86,6 +92,7 @@ function compile(schema: JsonSchema, name?: string): Node {
     return {
       kind: 'object',
       members,
+      exact,
       hints: (schema as { [HINTS]?: Record<string, string> })[HINTS],
       wrapper:
         name !== undefined && only.length === 1 && only[0] === name ? members.get(fold(name)) : undefined,
@@ -111,6 +118,14 @@ interface Context {
 
 /** Normalises an IVMS101 message sent at `basePath` (an escaped JSON pointer). */
 export function normalise(input: unknown, basePath = '/pii'): Normalised {
+  if (isObject(input) && canonical(input, ROOT)) {
+    return {
+      message: input,
+      version: is2023(input) ? '2023' : '2020',
+      problems: [],
+      callerPath: (path) => path,
+    };
+  }
   const ctx: Context = { problems: [], paths: new Map(), only2023: false };
   let message: unknown = input;
   if (isObject(input)) {
@@ -141,6 +156,39 @@ function callerPath(paths: ReadonlyMap<string, string>, canonical: string): stri
   return canonical;
 }
 
+/**
+ * Whether `value` would come out of `value()` unchanged: every key its canonical name, nothing
+ * absent to drop, no bare wrapper, no single value for a list, every code already in its form.
+ */
+function canonical(v: unknown, node: Node): boolean {
+  if (v === null || v === undefined || v === '') return false;
+  switch (node.kind) {
+    case 'object': {
+      if (!isObject(v)) return node.wrapper === undefined;
+      if (node.wrapper !== undefined && !Object.hasOwn(v, node.wrapper.key)) return false;
+      let any = false;
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
+        const member = node.exact.get(key);
+        if (member === undefined || !canonical(v[key], member.node)) return false;
+        any = true;
+      }
+      return any;
+    }
+    case 'list': {
+      if (!Array.isArray(v) || v.length === 0) return false;
+      for (const item of v) if (!canonical(item, node.item)) return false;
+      return true;
+    }
+    case 'code':
+      return typeof v !== 'string' || v === (node.upper ? codeOf(v).toUpperCase() : codeOf(v).toLowerCase());
+    case 'integer':
+      return typeof v !== 'string' || !/^[0-9]{1,9}$/.test(v);
+    case 'leaf':
+      return true;
+  }
+}
+
 /** The normalised value, or undefined when it is absent. */
 function value(v: unknown, node: Node, sent: string, canonical: string, ctx: Context): unknown {
   if (v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) return undefined;
@@ -148,10 +196,7 @@ function value(v: unknown, node: Node, sent: string, canonical: string, ctx: Con
   switch (node.kind) {
     case 'object': {
       const wrapper = node.wrapper;
-      if (
-        wrapper !== undefined &&
-        !(isObject(v) && Object.keys(v).some((k) => node.members.get(fold(k)) === wrapper))
-      ) {
+      if (wrapper !== undefined && !(isObject(v) && wraps(v, node, wrapper))) {
         // Sent bare: the value is the wrapped member itself.
         const inner = value(v, wrapper.node, sent, `${canonical}/${wrapper.token}`, ctx);
         return inner === undefined ? undefined : { [wrapper.key]: inner };
@@ -162,13 +207,11 @@ function value(v: unknown, node: Node, sent: string, canonical: string, ctx: Con
       const items = Array.isArray(v) ? v : [v];
       const out: unknown[] = [];
       for (let i = 0; i < items.length; i++) {
-        const item = value(
-          items[i],
-          node.item,
-          Array.isArray(v) ? `${sent}/${i}` : sent,
-          `${canonical}/${out.length}`,
-          ctx,
-        );
+        // One string for both paths while they agree (an array with nothing dropped so far).
+        const listed = Array.isArray(v);
+        const at = listed ? `${sent}/${i}` : sent;
+        const to = listed && sent === canonical && out.length === i ? at : `${canonical}/${out.length}`;
+        const item = value(items[i], node.item, at, to, ctx);
         if (item !== undefined) out.push(item);
       }
       return out.length === 0 ? undefined : out;
@@ -191,37 +234,64 @@ function object(
   ctx: Context,
 ): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
-  const from = new Map<string, string>();
+  let placed = false;
   // An object with a key that has no place is kept even when nothing else is left of it, so the
   // validator still says what the object lacks, beside the unknown key.
   let unplaced = false;
   for (const key in v) {
     if (!Object.hasOwn(v, key)) continue;
-    const at = pointer(sent, key);
-    const member = node.members.get(fold(key));
+    const known = node.exact.get(key);
+    const member = known ?? node.members.get(fold(key));
+    const at = member !== undefined && key === member.key ? `${sent}/${member.token}` : pointer(sent, key);
     if (member === undefined) {
       ctx.problems.push({ path: at, message: hintFor(node.hints, key) });
       unplaced = true;
       continue;
     }
-    const first = from.get(member.key);
+    const first = !Object.hasOwn(out, member.key);
     // A second spelling's paths must not replace the first's: it is compared, never kept.
-    const into = first === undefined ? ctx : { ...ctx, paths: new Map<string, string>() };
-    const result = value(v[key], member.node, at, `${canonical}/${member.token}`, into);
+    const into = first ? ctx : { ...ctx, paths: new Map<string, string>() };
+    const to = sent === canonical && known !== undefined ? at : `${canonical}/${member.token}`;
+    const result = value(v[key], member.node, at, to, into);
     if (into !== ctx) ctx.only2023 ||= into.only2023;
     if (result === undefined) continue;
     if (member.only2023) ctx.only2023 = true;
-    if (first === undefined) {
+    if (first) {
       out[member.key] = result;
-      from.set(member.key, at);
+      placed = true;
     } else if (!sameJson(out[member.key], result)) {
       ctx.problems.push({
         path: at,
-        message: `conflicts with ${first}: two spellings of one element with different values`,
+        message: `conflicts with ${pointer(sent, firstSpelling(v, node, member))}: two spellings of one element with different values`,
       });
     }
   }
-  return Object.keys(out).length === 0 && !unplaced ? undefined : out;
+  return placed || unplaced ? out : undefined;
+}
+
+/** The key of `v` whose value was kept for `member`: the first spelling of it that is not absent. */
+function firstSpelling(
+  v: Record<string, unknown>,
+  node: Extract<Node, { kind: 'object' }>,
+  member: Member,
+): string {
+  for (const key in v) {
+    if (!Object.hasOwn(v, key) || node.members.get(fold(key))?.key !== member.key) continue;
+    const thrownAway: Context = { problems: [], paths: new Map(), only2023: false };
+    if (value(v[key], member.node, '', '', thrownAway) !== undefined) return key;
+  }
+  return member.key; // unreachable: a conflict has a first spelling
+}
+
+/** Whether `v` has the wrapper's member (by any spelling), or is the member sent bare. */
+function wraps(
+  v: Record<string, unknown>,
+  node: Extract<Node, { kind: 'object' }>,
+  wrapper: Member,
+): boolean {
+  if (Object.hasOwn(v, wrapper.key)) return true;
+  for (const k in v) if (node.members.get(fold(k)) === wrapper) return true;
+  return false;
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

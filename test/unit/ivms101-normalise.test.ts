@@ -651,6 +651,10 @@ describe('IVMS101 versions: round trips (property-based)', () => {
         const read = readIvms101(m);
         assert.deepEqual(read.problems, []);
         assert.deepEqual(read.message, m);
+        // A canonical message is taken as it is (no copy); the full walk, forced here by a
+        // wrapper, builds the same message.
+        assert.equal(normalise(m).message, m);
+        assert.deepEqual(normalise({ ivms101: m }).message, m);
       }),
       { numRuns: 200 },
     );
