@@ -340,10 +340,6 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       const walletProof = await walletProofs.forInitiation(orgId, body);
       return { ...(heldTo ? { rules: heldTo } : {}), ...(walletProof ? { walletProof } : {}) };
     },
-    after: async (ref, attached) => {
-      if (attached.rules) await rules.record(ref, attached.rules);
-      if (attached.walletProof) await walletProofs.link(ref, attached.walletProof.id);
-    },
   });
   rulesRoutes(app, rules, assets, transactions);
   walletProofRoutes(app, walletProofs, transactions);

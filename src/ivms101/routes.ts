@@ -3,7 +3,6 @@
  * Nothing is stored, and the payload is never logged (the request logger logs no bodies).
  */
 import { type Static, Type } from 'typebox';
-import { AppError } from '../http/errors.js';
 import { fitProblems, MAX_ANSWER_BYTES, MAX_PROBLEMS } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import { type Ivms101Version, readIvms101, render } from './message.js';
@@ -37,18 +36,24 @@ export const CheckResponse = Type.Object({
     },
   ),
   errors: Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
-    description: 'Every problem, at the paths as sent (JSON pointers below /payload).',
+    description: `Every problem, at the paths as sent (JSON pointers below /payload); at most ${MAX_PROBLEMS}.`,
   }),
+  truncated: Type.Optional(
+    Type.Literal(true, { description: 'More problems were found than `errors` lists (SPEC §13).' }),
+  ),
 });
 
 export function check(body: Static<typeof CheckRequest>): Static<typeof CheckResponse> {
   const read = readIvms101(body.payload, '/payload');
   const version: Ivms101Version = body.version ?? read.version;
+  // The problems' share of the answer: the normalised message is the payload's own size at most.
+  const { errors, truncated } = fitProblems(read.problems, MAX_ANSWER_BYTES / 2);
   return {
     valid: read.problems.length === 0,
     detectedVersion: read.version,
     normalized: render(read.message, version),
-    errors: read.problems,
+    errors,
+    ...(truncated ? { truncated: true as const } : {}),
   };
 }
 

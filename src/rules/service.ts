@@ -10,7 +10,7 @@ import { AppError } from '../http/errors.js';
 import type { InitiateRequest } from '../transactions/schemas.js';
 import { type Evaluation, evaluate } from './evaluate.js';
 import type { FxRates } from './fx.js';
-import { type HeldTo, recordRules, rulesOf } from './store.js';
+import { type HeldTo, rulesOf } from './store.js';
 import type { Money, RulesTable } from './table.js';
 
 export interface RulesLookups {
@@ -61,11 +61,6 @@ export class RulesService {
       `The transfer misses ${result.missing.length} item${result.missing.length === 1 ? '' : 's'} of data the rules of ${names} require; see errors.`,
       result.missing,
     );
-  }
-
-  /** Keeps the rules an initiation was held to, for both parties to read with the transaction. */
-  record(ref: string, held: HeldTo): Promise<void> {
-    return recordRules(this.db, ref, held);
   }
 
   ofTransaction(ref: string): Promise<HeldTo | undefined> {

@@ -7,12 +7,13 @@ export interface HeldTo {
   rules: AppliedRule[];
 }
 
-export async function recordRules(q: Queryable, ref: string, held: HeldTo): Promise<void> {
-  await q.query(
-    `INSERT INTO transaction_rules (transaction_ref, regime, rules) VALUES ($1, $2, $3::jsonb)
-     ON CONFLICT (transaction_ref) DO NOTHING`,
-    [ref, held.regime, JSON.stringify(held.rules)],
-  );
+/** The initiation statement's input columns for the rules it was held to (null: none applied). */
+export const RULES_INPUT_COLUMNS = 'rules_regime text, rules jsonb';
+
+/** SQL that keeps the rules of `source`'s rows that were held to some (a data-modifying CTE). */
+export function insertRulesFrom(source: string): string {
+  return `INSERT INTO transaction_rules (transaction_ref, regime, rules)
+       SELECT ref, rules_regime, rules FROM ${source} WHERE rules_regime IS NOT NULL`;
 }
 
 export async function rulesOf(q: Queryable, ref: string): Promise<HeldTo | undefined> {

@@ -15,6 +15,8 @@ import {
   type OutboxRow,
 } from '../deliveries/outbox.js';
 import { KEY_INPUT_COLUMNS, type KeyRecord, keyInput, recordKeysThen } from '../idempotency/store.js';
+import { type HeldTo, insertRulesFrom, RULES_INPUT_COLUMNS } from '../rules/store.js';
+import { insertWalletProofLinksFrom, WALLET_PROOF_INPUT_COLUMNS } from '../wallets/store.js';
 import type { TransactionRecord } from './store.js';
 
 /** A new transaction with its first history row and its first outbox message. */
@@ -29,11 +31,16 @@ export interface Initiation {
   idempotency?: KeyRecord;
   /** NOTIFY: the hash of its claim link's token (claims/tokens.ts). */
   claimHash?: Buffer;
+  /** The jurisdictions' rules it was held to (SPEC §15), kept with it. */
+  rules?: HeldTo;
+  /** The wallet ownership proof it carries (SPEC §15). */
+  walletProofId?: string;
 }
 
 /**
  * Writes initiations (one or many: group commit) in ONE statement: the transactions, their NEW
- * history rows, their outbox rows as `outbox` planned them and their Idempotency-Key records. A
+ * history rows, their outbox rows as `outbox` planned them, their Idempotency-Key records, and
+ * the rules and wallet proof each was checked against. A
  * single statement is atomic on its own, and one round trip however many rows it carries. When
  * the plan says so, the same statement NOTIFYs the workers (sent at commit). Leased outbox rows
  * are due when their lease ends, by the database's clock (as a claim's lease is: another worker
@@ -76,7 +83,7 @@ export async function insertInitiations(
  * nor decodes base64.
  */
 function inputRow(
-  { record: t, sealedPii, idempotency, claimHash }: Initiation,
+  { record: t, sealedPii, idempotency, claimHash, rules, walletProofId }: Initiation,
   piiAt: number,
   o: OutboxRow,
 ): OutboxRow & ReturnType<typeof keyInput> & Record<string, unknown> {
@@ -113,6 +120,9 @@ function inputRow(
     idem_hash: key.idem_hash,
     idem_response: key.idem_response,
     claim_hash: claimHash?.toString('hex') ?? null,
+    rules_regime: rules?.regime ?? null,
+    rules: rules?.rules ?? null,
+    wallet_proof_id: walletProofId ?? null,
   };
 }
 
@@ -121,7 +131,8 @@ const INSERT_INITIATIONS = `WITH input AS (
          ref uuid, protocol text, originator_id uuid, originator_did text, beneficiary_id uuid,
          beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
          origin_address text, destination_address text, tx_hash text, notification_email text, inbound boolean,
-         pii_at integer, pii_len integer, ${OUTBOX_INPUT_COLUMNS}, ${KEY_INPUT_COLUMNS}, ${CLAIM_INPUT_COLUMNS})
+         pii_at integer, pii_len integer, ${OUTBOX_INPUT_COLUMNS}, ${KEY_INPUT_COLUMNS}, ${CLAIM_INPUT_COLUMNS},
+         ${RULES_INPUT_COLUMNS}, ${WALLET_PROOF_INPUT_COLUMNS})
      ), ${recordKeysThen('input', 'ref', 'ok')}, lease AS (
        -- Milliseconds, as the worker's token (a Date) holds it; the same for every row.
        SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $4::float8 / 1000))
@@ -141,6 +152,10 @@ const INSERT_INITIATIONS = `WITH input AS (
        ${insertOutboxFrom('ok', '(SELECT until FROM lease)')}
      ), c AS (
        ${insertClaimsFrom('ok')}
+     ), r AS (
+       ${insertRulesFrom('ok')}
+     ), w AS (
+       ${insertWalletProofLinksFrom('ok')}
      )
      SELECT count(*)::int AS n, (SELECT until FROM lease)::text AS lease_until,
             (SELECT array_agg(ref::text) FROM input WHERE ref NOT IN (SELECT ref FROM ok)) AS skipped,

@@ -25,8 +25,16 @@ import type { InitiateRequest, InitiateResponse } from './schemas.js';
 /** What other domains attach to an initiation once they checked it (SPEC §15). */
 export interface Attachments {
   walletProof?: WalletProofSummary;
-  /** The rules the transfer was held to; kept by the rules domain once the transaction exists. */
+  /** The rules the transfer was held to; kept with the transaction. */
   rules?: HeldTo;
+}
+
+/** What of the attachments is written with the transaction, in its statement. */
+function kept(attached: Attachments): Pick<store.Initiation, 'rules' | 'walletProofId'> {
+  return {
+    ...(attached.rules ? { rules: attached.rules } : {}),
+    ...(attached.walletProof ? { walletProofId: attached.walletProof.id } : {}),
+  };
 }
 
 /** How initiation finds organizations: in the command's transaction, or through a cache. */
@@ -91,12 +99,12 @@ export class Initiations {
     idem?: IdempotencyKey,
     attached: Attachments = {},
   ): Promise<InitiateResponse> {
-    if (body.protocol === 'TRP') return this.trpOutbound(originatorId, body, idem);
+    if (body.protocol === 'TRP') return this.trpOutbound(originatorId, body, idem, attached);
     if (
       body.protocol === 'NOTIFY' &&
       (await this.lookups.byId(originatorId))?.organizationType !== 'verified'
     ) {
-      return this.limitedNotify(originatorId, body, idem);
+      return this.limitedNotify(originatorId, body, idem, attached);
     }
     if (!idem) {
       const prepared = await this.prepare(this.lookups, originatorId, body, attached);
@@ -133,10 +141,15 @@ export class Initiations {
    * A NOTIFY initiation of an unverified organization: alone, counted against its daily limit, so
    * that no one can use the hub to send e-mail in its name to any address at will.
    */
-  private limitedNotify(originatorId: string, body: InitiateRequest, idem?: IdempotencyKey) {
+  private limitedNotify(
+    originatorId: string,
+    body: InitiateRequest,
+    idem: IdempotencyKey | undefined,
+    attached: Attachments,
+  ) {
     return this.idempotency.run(originatorId, idem, async (tx) => {
       await this.checkDailyLimit(tx, originatorId);
-      const prepared = await this.prepare(lookupsIn(tx), originatorId, body);
+      const prepared = await this.prepare(lookupsIn(tx), originatorId, body, attached);
       const plan = this.outbox.plan([prepared.initiation.message], { lease: false });
       await store.insertInitiations(tx, [prepared.initiation], plan);
       return prepared.response;
@@ -165,7 +178,12 @@ export class Initiations {
    * row, and the inquiry as its first message. The beneficiary VASP is outside the directory: it is
    * named by the travel address's host, and the payment address comes with its approval.
    */
-  private trpOutbound(originatorId: string, body: InitiateRequest, idem?: IdempotencyKey) {
+  private trpOutbound(
+    originatorId: string,
+    body: InitiateRequest,
+    idem: IdempotencyKey | undefined,
+    attached: Attachments,
+  ) {
     const bridge = this.options.trp();
     if (!bridge) {
       throw new AppError(
@@ -198,6 +216,7 @@ export class Initiations {
         },
         sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
         message: trp('trp-inquiry', ref, { transactionRef: ref }),
+        ...kept(attached),
       };
       await store.insertInitiations(
         tx,
@@ -300,6 +319,7 @@ export class Initiations {
       sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
       message,
       ...(body.protocol === 'NOTIFY' ? { claimHash: this.options.claimHash(ref) } : {}),
+      ...kept(attached),
     };
     const response: InitiateResponse = {
       transactionRef: ref,

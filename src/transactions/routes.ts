@@ -40,7 +40,6 @@ export function transactionRoutes(
   checks?: {
     /** The jurisdictions' rules and the attached wallet proof (SPEC §15); throws 400 or 422. */
     before(orgId: string, body: InitiateRequest): Promise<Attachments>;
-    after(ref: string, attached: Attachments): Promise<void>;
   },
 ) {
   const idempotency = (request: FastifyRequest): IdempotencyKey | undefined => {
@@ -76,9 +75,7 @@ export function transactionRoutes(
       const body = { ...request.body, pii: checked.pii };
       // The jurisdictions' rules and the wallet proof (SPEC §15): 422 RULES_NOT_MET, 400.
       const attached = (await checks?.before(orgId, body)) ?? {};
-      const answer = await transactions.initiate(orgId, body, idempotency(request), attached);
-      await checks?.after(answer.transactionRef, attached);
-      return answer;
+      return transactions.initiate(orgId, body, idempotency(request), attached);
     },
   );
 

@@ -115,10 +115,6 @@ export class WalletProofs {
     };
   }
 
-  link(ref: string, proofId: string, q: Queryable = this.db): Promise<void> {
-    return store.linkTransaction(q, ref, proofId);
-  }
-
   async ofTransaction(ref: string): Promise<WalletProofSummary | null> {
     const proof = await store.proofOfTransaction(this.db, ref);
     if (!proof) return null;

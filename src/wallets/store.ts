@@ -77,11 +77,13 @@ export async function findProof(
   return r && { ...toProof(r), addressKey: r.address_key as string };
 }
 
-export async function linkTransaction(q: Queryable, ref: string, proofId: string): Promise<void> {
-  await q.query(
-    'INSERT INTO transaction_wallet_proofs (transaction_ref, wallet_proof_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-    [ref, proofId],
-  );
+/** The initiation statement's input column for the wallet proof it carries (null: none). */
+export const WALLET_PROOF_INPUT_COLUMNS = 'wallet_proof_id uuid';
+
+/** SQL that links `source`'s rows to the wallet proof each carries, if any (a data-modifying CTE). */
+export function insertWalletProofLinksFrom(source: string): string {
+  return `INSERT INTO transaction_wallet_proofs (transaction_ref, wallet_proof_id)
+       SELECT ref, wallet_proof_id FROM ${source} WHERE wallet_proof_id IS NOT NULL`;
 }
 
 export async function proofOfTransaction(q: Queryable, ref: string): Promise<WalletProof | undefined> {

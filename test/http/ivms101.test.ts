@@ -207,6 +207,15 @@ eachBackend('IVMS101 dialects', (hub) => {
       '/payload/OriginatingVASP/originatingVASP/legalPerson/nationalIdentification/nationalIdentifier',
       '/payload/Originator/originatorPersons/0/naturalPerson/dateAndPlaceOfBirth/dateOfBirth',
     ]);
+    // A payload with more problems than an answer lists (SPEC §13): 100, then truncated.
+    const many = structuredClone(payload) as Json;
+    for (let i = 0; i < 150; i++) many[`stray${i}`] = 1;
+    const cut = await hub().request('POST', '/v1/ivms101/check', { key: readKey, body: { payload: many } });
+    assert.equal(cut.status, 200, cut.text);
+    assert.equal(cut.body.valid, false);
+    assert.equal(cut.body.errors.length, 100);
+    assert.equal(cut.body.truncated, true);
+    assert.equal(res.body.truncated, undefined, 'only when problems were left out');
     assert.equal(
       (await hub().request('POST', '/v1/ivms101/check', { key: null, body: { payload } })).status,
       401,
