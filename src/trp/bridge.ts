@@ -108,7 +108,15 @@ export class TrpBridge {
     return { travelAddress: address, url: url.href, did: didOf(url) };
   }
 
+  /** Keeps an outbound transfer's TRP side; refuses a peer the operator blocked (its rows roll back). */
   async record(tx: Queryable, ref: string, target: TrpTarget): Promise<void> {
+    const host = new URL(target.url).host;
+    if ((await peers.findPeer(tx, host))?.blocked) {
+      throw new AppError(
+        'UNKNOWN_COUNTERPARTY',
+        'The operator blocked the TRP peer this travel address names; the hub sends it nothing.',
+      );
+    }
     await store.insertTransfer(tx, {
       ref,
       inbound: false,
@@ -119,7 +127,7 @@ export class TrpBridge {
       peerCallback: null,
       peerFingerprint: null,
       peerSubject: null,
-      peerHost: new URL(target.url).host,
+      peerHost: host,
       inquiryStatus: null,
       inquiryAnswer: null,
       apiVersion: null,

@@ -289,7 +289,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       ]);
     });
 
-    it('lists the peers it knows for the operator, and lets the operator map a host to a certificate, block it, set its amounts', async (t) => {
+    it('lists the peers it knows for the operator, and lets the operator map a host to a certificate, block it (both ways), set its amounts', async (t) => {
       if (skip) return t.skip(skip);
       const host = new URL(peer.url).host;
       assert.equal(
@@ -336,6 +336,25 @@ for (const backend of ['pglite', 'postgres'] as const) {
         blocked: true,
       });
       assert.equal((await peer.post(minted.body.url, inquiry(`${peer.url}/cb/3`))).status, 403);
+      // Nor does a member's transfer go to it: refused at initiation, nothing kept.
+      const toBlocked: Json = {
+        ...mainRequest('did:web:unused.example'),
+        protocol: 'TRP',
+        travelAddress: encodeTravelAddress(`${host}/inquiries/blocked?t=i`),
+        transactionBlockchainInfo: { origin: '0x1111111111111111111111111111111111111111' },
+      };
+      delete toBlocked.beneficiaryVASPdid;
+      const countOf = async () =>
+        (await hub.db.query('SELECT count(*)::int AS n FROM transactions'))[0]!.n as number;
+      const before = await countOf();
+      const outbound = await hub.request('POST', '/v1/transactions/initiate', {
+        key: alice.apiKey,
+        body: toBlocked,
+      });
+      assert.equal(outbound.status, 422, outbound.text);
+      assert.equal(outbound.body.code, 'UNKNOWN_COUNTERPARTY');
+      assert.match(outbound.body.detail, /blocked/);
+      assert.equal(await countOf(), before, 'no transaction kept');
       assert.equal(
         (await hub.admin('PATCH', `/v1/admin/trp/counterparties/${known.id}`, { bogus: 1 })).status,
         400,
