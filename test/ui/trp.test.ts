@@ -577,6 +577,85 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     await done(page);
   });
 
+  it('lets the operator edit a TRP peer (pin, version, amounts), block and unblock it, and add one by host', async () => {
+    const peerOf = async (host: string) =>
+      ((await hub.admin('GET', '/v1/admin/trp/counterparties')).body.counterparties as Json[]).find(
+        (c) => c.host === host,
+      );
+    const known = await peerOf(peerHost);
+    assert.ok(known, 'the peer the hub talked to is listed');
+    const op = await signedIn(hub.adminKey);
+    await op.getByRole('link', { name: 'TRP peers' }).click();
+    await op.getByRole('heading', { name: 'TRP peers', level: 1 }).waitFor();
+    const row = op.getByRole('row').filter({ hasText: peerHost });
+    await row.getByText(PEER.name).waitFor();
+    await row.getByText('CN=peer-vasp').waitFor();
+    await axe(op, 'the operator’s TRP peers');
+
+    // Edit: pin the certificate it presented, speak 3.1.0 to it, send amounts in whole units.
+    await row.getByRole('button', { name: `Edit ${peerHost}` }).click();
+    const form = op.getByRole('form', { name: `Edit ${peerHost}` });
+    assert.equal(
+      await form.getByLabel('Certificate fingerprint (SHA-256)').inputValue(),
+      known.certificateFingerprint,
+    );
+    await form.getByLabel('Pin this certificate').check();
+    await form.getByLabel('TRP version').fill('3.1');
+    await form.getByRole('button', { name: 'Save peer' }).click();
+    await op.locator('#peer-version-error').waitFor(); // the hub's problem, at the field
+    await form.getByLabel('TRP version').fill('3.1.0');
+    await form.getByLabel('Amounts').selectOption('whole-units-number');
+    await axe(op, 'the TRP peer form');
+    await form.getByRole('button', { name: 'Save peer' }).click();
+    await op.getByRole('status').getByText(`${peerHost} saved.`).waitFor();
+    await row.getByText('(pinned)').waitFor();
+    await row.getByText('whole-units-number').waitFor();
+    let now = await peerOf(peerHost);
+    assert.deepEqual(
+      [now!.pinned, now!.apiVersion, now!.amountEncoding],
+      [true, '3.1.0', 'whole-units-number'],
+    );
+
+    // Back to the defaults, unpinned.
+    await row.getByRole('button', { name: `Edit ${peerHost}` }).click();
+    await form.getByLabel('Pin this certificate').uncheck();
+    await form.getByLabel('TRP version').fill('');
+    await form.getByLabel('Amounts').selectOption('');
+    await form.getByRole('button', { name: 'Save peer' }).click();
+    await op.getByRole('status').getByText(`${peerHost} saved.`).waitFor();
+    now = await peerOf(peerHost);
+    assert.deepEqual([now!.pinned, now!.apiVersion, now!.amountEncoding], [false, null, null]);
+
+    // Block and unblock from the row.
+    await row.getByRole('button', { name: `Block ${peerHost}` }).click();
+    await row.getByText('Blocked').waitFor();
+    assert.equal((await peerOf(peerHost))!.blocked, true);
+    await row.getByRole('button', { name: `Unblock ${peerHost}` }).click();
+    await row.getByText('Active').waitFor();
+    assert.equal((await peerOf(peerHost))!.blocked, false);
+
+    // Add a peer before it ever called; the same host again is the hub's 409.
+    const added = 'trp.newpeer.example:8443';
+    await op.getByRole('button', { name: 'Add peer' }).click();
+    const adding = op.getByRole('form', { name: 'Add a TRP peer' });
+    await adding.getByLabel('Host').fill(added);
+    await adding.getByLabel('TRP version').fill('3.1.0');
+    await adding.getByLabel('Blocked').check();
+    await adding.getByRole('button', { name: 'Add peer' }).click();
+    await op.getByRole('status').getByText(`${added} added.`).waitFor();
+    const addedRow = op.getByRole('row').filter({ hasText: added });
+    await addedRow.getByText('Blocked').waitFor();
+    const stored = await peerOf(added);
+    assert.deepEqual([stored!.apiVersion, stored!.blocked, stored!.addedBy], ['3.1.0', true, 'operator']);
+    await op.getByRole('button', { name: 'Add peer' }).click();
+    await adding.getByLabel('Host').fill(added);
+    await adding.getByRole('button', { name: 'Add peer' }).click();
+    await adding.getByText(/already/i).waitFor();
+    await adding.getByRole('button', { name: 'Cancel' }).click();
+    await shot(op, 'operator-trp-peers');
+    await done(op);
+  });
+
   it('keeps keys out of URLs and the logs, and every request on the hub', () => {
     assertNoKeyLeaked(keysSeen, requested, hub);
     assert.ok(
