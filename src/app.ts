@@ -42,7 +42,9 @@ import { lazyRequestLogger } from './http/request-logger.js';
 import { type HubApp, Problem, problems } from './http/types.js';
 import { ivms101Routes } from './ivms101/routes.js';
 import { PiiSchema } from './ivms101/schema.js';
+import { BackgroundRekey } from './keys/background.js';
 import { loadLinkKey } from './keys/link-key.js';
+import { rekeyRoutes } from './keys/routes.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
@@ -232,18 +234,21 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
   const erasure = new Erasure(db, keys);
   const retention = new RetentionSweeper(erasure, config.retentionMs, app.log);
+  // The embedded database has one owner: the serving hub re-seals itself (src/keys/background.ts).
+  const rekeyJob = new BackgroundRekey(db, keys, app.log, { batchSize: 200, pauseMs: 100 });
   const background = {
     start: async () => {
       await deliveries.worker.start();
       expiry.start();
       retention.start();
+      if (config.databaseUrl === undefined) rekeyJob.start();
     },
     stop: async () => {
-      await Promise.all([deliveries.worker.stop(), expiry.stop(), retention.stop()]);
+      await Promise.all([deliveries.worker.stop(), expiry.stop(), retention.stop(), rekeyJob.stop()]);
     },
   };
   app.addHook('onClose', async () => {
-    await Promise.all([expiry.stop(), retention.stop(), deliveries.close(), trp?.close()]);
+    await Promise.all([expiry.stop(), retention.stop(), rekeyJob.stop(), deliveries.close(), trp?.close()]);
     await trpSender?.close();
   });
   const unwatchDirectory = await directory.watch();
@@ -331,6 +336,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   adminDirectoryRoutes(app, directory);
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
+  rekeyRoutes(app, rekeyJob);
   auditRoutes(app, new AuditService(db, AuditSigner.forConfig(config, secrets.masterKey)));
   ivms101Routes(app);
   const walletProofs = new WalletProofs(db);

@@ -194,6 +194,12 @@ program
     withDirectory(async ({ db, masterKey, previousMasterKeys }) => {
       const { runRekey } = await import('./rekey.js');
       print(await runRekey(db, masterKey, previousMasterKeys ?? [], o));
+    }).catch((err: unknown) => {
+      if (!(err instanceof DataDirLockedError)) throw err;
+      throw new DataDirLockedError(
+        `${err.message}. A hub serving this data directory with HUB_MASTER_KEYS_PREVIOUS re-seals in the ` +
+          'background itself: GET /v1/admin/rekey shows its progress.',
+      );
     }),
   );
 

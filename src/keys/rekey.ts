@@ -33,6 +33,8 @@ export interface RekeyOptions {
   /** 'legacy' re-seals only blobs from before key ids (migration 0016). */
   scope?: store.Scope;
   onProgress?: (p: RekeyProgress) => void;
+  /** Stops the run between batches (what is committed stays; the next run continues). */
+  signal?: AbortSignal;
 }
 
 export class RekeyError extends Error {
@@ -52,6 +54,7 @@ export async function rekey(o: RekeyOptions): Promise<RekeyProgress> {
   for (const c of SEALED_COLUMNS) {
     let after: string[] | undefined;
     for (;;) {
+      if (o.signal?.aborted) return progress;
       const page = await o.transaction(async (tx) => {
         const rows = await store.stalePage(tx, c, currentId, scope, after, batchSize);
         for (const row of rows) await store.replaceBlob(tx, c, row.key, row.blob, reseal(o.keys, c, row));
@@ -62,7 +65,7 @@ export async function rekey(o: RekeyOptions): Promise<RekeyProgress> {
       progress.done = Math.min(progress.total, progress.done + page.length);
       o.onProgress?.({ ...progress });
       if (page.length < batchSize) break;
-      if (o.pauseMs) await sleep(o.pauseMs);
+      if (o.pauseMs) await sleep(o.pauseMs, undefined, { signal: o.signal }).catch(() => {});
     }
   }
   return progress;

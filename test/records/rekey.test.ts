@@ -14,6 +14,7 @@ import { keyIdOf } from '../../src/crypto/envelope.js';
 import { toBuffer } from '../../src/db/database.js';
 import { SEALED_COLUMNS } from '../../src/keys/sealed.js';
 import { eachBackend, type TestHub } from '../harness.js';
+import { eventually } from '../support/receiver.js';
 import { mainRequest, notifyRequest, uniqueName } from '../support/requests.js';
 
 const CLI = ['--import', 'tsx', new URL('../../src/cli/index.ts', import.meta.url).pathname];
@@ -184,3 +185,72 @@ eachBackend(
   },
   { HUB_WORKER: 'false' },
 );
+
+eachBackend('master-key rotation inside the serving hub', (hub, backend) => {
+  it(
+    backend === 'pglite'
+      ? 'an embedded hub started with a previous key re-seals everything in the background and shows its progress'
+      : 'a hub on PostgreSQL leaves re-sealing to the rekey command (its status stays idle)',
+    async () => {
+      const key1 = hub().masterKey;
+      const key2 = randomBytes(32);
+      const originator = await hub().createOrg();
+      const beneficiary = await hub().createOrg({ travelEndpoint: 'http://127.0.0.1:9/bene' });
+      const names = new Map<string, string>();
+      for (let i = 0; i < 12; i++) {
+        const name = uniqueName();
+        const res = await hub().request('POST', '/v1/transactions/initiate', {
+          key: originator.apiKey,
+          body: mainRequest(beneficiary.vaspDid, name),
+        });
+        assert.equal(res.status, 200, res.text);
+        names.set(res.body.transactionRef, name);
+      }
+      const idle = await hub().admin('GET', '/v1/admin/rekey');
+      assert.equal(idle.status, 200, idle.text);
+      assert.deepEqual(
+        [idle.body.keyId, idle.body.state],
+        [keyIdOf(key1), 'idle'],
+        'nothing to do with one key',
+      );
+      assert.equal(
+        (await hub().request('GET', '/v1/admin/rekey', { key: originator.apiKey })).status,
+        403,
+        'operators only',
+      );
+
+      await hub().stop();
+      hub().masterKey = key2;
+      hub().previousMasterKeys = [key1];
+      await hub().start();
+      if (backend === 'postgres') {
+        const status = await hub().admin('GET', '/v1/admin/rekey');
+        assert.deepEqual([status.body.keyId, status.body.state], [keyIdOf(key2), 'idle']);
+        assert.ok((await blobsByKey(hub())).has(keyIdOf(key1)), 'nothing was re-sealed');
+        return;
+      }
+      const done = await eventually(async () => {
+        const status = await hub().admin('GET', '/v1/admin/rekey');
+        return status.body.state === 'done' ? status.body : undefined;
+      }, 'the background re-sealing to finish');
+      assert.equal(done.keyId, keyIdOf(key2));
+      assert.equal(done.error, null);
+      assert.ok(done.total > 0 && done.done === done.total, JSON.stringify(done));
+      assert.deepEqual([...(await blobsByKey(hub())).keys()], [keyIdOf(key2)]);
+      assert.ok(
+        hub().logs.some((l) => l.includes('"component":"rekey"') && l.includes(`"done":${done.total}`)),
+        'its progress is logged',
+      );
+
+      // Key 2 alone opens everything.
+      await hub().stop();
+      hub().previousMasterKeys = [];
+      await hub().start();
+      for (const [ref, name] of names) {
+        const pii = await hub().request('GET', `/v1/transactions/${ref}/pii`, { key: originator.apiKey });
+        assert.equal(pii.status, 200, pii.text);
+        assert.ok(pii.text.includes(name));
+      }
+    },
+  );
+});
