@@ -95,10 +95,15 @@ function Verdict({ shown, operator }: { shown: Shown; operator: boolean }) {
         <strong>Broken at row {result.broken?.seq}.</strong> {when}: {result.broken?.reason}
       </p>
       <p class="small">
-        Rows 1 to {result.head.seq} check out. A row was changed, removed or moved behind the database’s back
+        {intactUpTo(result.head.seq)} A row was changed, removed or moved behind the database’s back
         {operator ? '' : ': tell the hub’s operator'}. Compare with a checkpoint kept outside the hub (
         <code>travel-rule-hub audit verify --checkpoint</code>).
       </p>
     </div>
   );
+}
+
+function intactUpTo(seq: number): string {
+  if (seq === 0) return 'No row before it checks out.';
+  return seq === 1 ? 'Row 1 checks out.' : `Rows 1 to ${seq} check out.`;
 }

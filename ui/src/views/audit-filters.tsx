@@ -73,7 +73,7 @@ export function AuditFilters({
         />
       </div>
       <div class="field">
-        <label for="a-transaction">Transaction reference</label>
+        <label for="a-transaction">Transaction</label>
         <input
           id="a-transaction"
           class="mono"
