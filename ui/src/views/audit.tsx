@@ -7,7 +7,7 @@
  * their details are shown shortened, in full in the download. Above the table: whether the chain
  * checks out (components/chain-state.tsx).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type AuditEvent, type Organization, unwrap } from '../api.js';
 import { ChainState } from '../components/chain-state.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, Time } from '../components/ui.js';
@@ -84,6 +84,9 @@ export function AuditTrail() {
   const [loadingMore, setLoadingMore] = useState(false);
   const [orgs, setOrgs] = useState<Organization[]>([]);
   const filterKey = JSON.stringify(filters);
+  // The filters a page that is on its way was asked for: one that arrives after they changed is dropped.
+  const shownKey = useRef(filterKey);
+  shownKey.current = filterKey;
   const operator = session.kind === 'operator';
 
   useEffect(() => {
@@ -112,7 +115,9 @@ export function AuditTrail() {
     if (!next || !events) return;
     setLoadingMore(true);
     try {
+      const asked = filterKey;
       const p = await readPage(session, filters, next);
+      if (shownKey.current !== asked) return;
       const known = new Set(events.map((e) => e.seq));
       setEvents([...events, ...p.events.filter((e) => !known.has(e.seq))]);
       setNext(p.nextCursor);
