@@ -337,7 +337,13 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   operatorRoutes(app, operators);
   adminOperationsRoutes(app, db);
   rekeyRoutes(app, rekeyJob);
-  auditRoutes(app, new AuditService(db, AuditSigner.forConfig(config, secrets.masterKey)));
+  auditRoutes(
+    app,
+    new AuditService(db, AuditSigner.forConfig(config, secrets.masterKey), {
+      onBackgroundError: (err) =>
+        app.log.error({ err }, 'audit chain status: the walk failed; the next stale request tries again'),
+    }),
+  );
   ivms101Routes(app);
   const walletProofs = new WalletProofs(db);
   transactionRoutes(app, transactions, assets, {

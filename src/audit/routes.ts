@@ -1,9 +1,19 @@
-/** Audit routes: the operator's reader, checkpoint and verification, and an organization's reader. */
+/**
+ * Audit routes: the operator's reader, checkpoint and verification, an organization's reader, and
+ * the chain's kept verified state for every key.
+ */
 import type { FastifyReply } from 'fastify';
 import { orgOf } from '../http/auth.js';
 import { type HubApp, problems } from '../http/types.js';
 import { EXPORT_TYPES } from './export.js';
-import { AdminAuditQuery, AuditPage, CheckpointSchema, OrgAuditQuery, VerifyAnswer } from './schemas.js';
+import {
+  AdminAuditQuery,
+  AuditPage,
+  ChainStatusAnswer,
+  CheckpointSchema,
+  OrgAuditQuery,
+  VerifyAnswer,
+} from './schemas.js';
 import type { AuditQuery, AuditService } from './service.js';
 
 export function auditRoutes(app: HubApp, audit: AuditService) {
@@ -67,5 +77,25 @@ export function auditRoutes(app: HubApp, audit: AuditService) {
       },
     },
     (request, reply) => reader({ ...request.query, organizationId: orgOf(request) }, reply),
+  );
+
+  app.get(
+    '/v1/audit/status',
+    {
+      // Reveals no one's data and starts at most one walk per interval, whoever asks.
+      config: { anyKey: true },
+      schema: {
+        tags: ['directory'],
+        summary:
+          'Whether the audit chain checked out when the hub last walked it (walked at most every few minutes)',
+        description:
+          'Any API key (organization keys of either scope, operator keys). The answer is the result of the ' +
+          'most recent walk of this hub process, from `checkedAt`: a request after `refreshAfter` starts ' +
+          'the next walk and still gets the earlier result; the operator’s verify walks at once and ' +
+          'replaces it.',
+        response: { 200: ChainStatusAnswer, ...problems() },
+      },
+    },
+    () => audit.chainStatus(),
   );
 }

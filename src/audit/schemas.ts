@@ -48,6 +48,26 @@ export const VerifyAnswer = Type.Object({
   ),
 });
 
+export const ChainStatusAnswer = Type.Object(
+  {
+    ok: Type.Boolean({ description: 'Whether every row checked out in the walk of `checkedAt`.' }),
+    rows: Type.Integer({ minimum: 0, description: 'Rows that walk checked.' }),
+    head: Type.Object({ seq: Seq, hash: Hash }, { description: 'The last row that checked out.' }),
+    broken: Type.Optional(
+      Type.Object(
+        { seq: Type.Integer(), reason: Type.String() },
+        { description: 'The first broken row and why (row numbers and hashes only, never a row’s content).' },
+      ),
+    ),
+    checkedAt: Type.String({ format: 'date-time', description: 'When that walk began.' }),
+    refreshAfter: Type.String({
+      format: 'date-time',
+      description: 'From then on, the next status request starts a new walk (at most one per interval).',
+    }),
+  },
+  { description: 'The chain’s verified state as of the hub’s most recent walk (this process’s).' },
+);
+
 const common = {
   actor: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),

@@ -1,13 +1,14 @@
 /**
- * The audit readers behind the routes and the CLI: pages, streamed exports, the signed head and
- * the chain's verification. An organization's reads are the operator's with `organizationId`
- * fixed to itself.
+ * The audit readers behind the routes: pages, streamed exports, the signed head, the chain's
+ * verification and its kept verified state (status.ts). An organization's reads are the
+ * operator's with `organizationId` fixed to itself.
  */
 import { Readable } from 'node:stream';
 import type { Database } from '../db/database.js';
 import type { AuditSigner, Checkpoint } from './checkpoint.js';
 import { type ExportFormat, exportLines, signedHead } from './export.js';
 import { type AuditFilter, auditPage, decodeSeqCursor } from './reader.js';
+import { type ChainStatus, ChainStatusCache, type ChainStatusOptions } from './status.js';
 import { type VerifyResult, verifyDatabase } from './verify.js';
 
 export interface AuditQuery extends AuditFilter {
@@ -17,10 +18,15 @@ export interface AuditQuery extends AuditFilter {
 }
 
 export class AuditService {
+  private readonly status: ChainStatusCache;
+
   constructor(
     private readonly db: Database,
     readonly signer: AuditSigner,
-  ) {}
+    statusOptions: ChainStatusOptions = {},
+  ) {
+    this.status = new ChainStatusCache(() => verifyDatabase(this.db), statusOptions);
+  }
 
   page(q: AuditQuery) {
     const before = q.cursor === undefined ? undefined : decodeSeqCursor(q.cursor);
@@ -35,8 +41,14 @@ export class AuditService {
     return signedHead(this.db, this.signer);
   }
 
+  /** Walks the whole chain now; the result is also what `chainStatus` answers from then on. */
   verify(): Promise<VerifyResult> {
-    return verifyDatabase(this.db);
+    return this.status.verifyNow();
+  }
+
+  /** The most recent walk's result, walking again at most once per interval (status.ts). */
+  chainStatus(): Promise<ChainStatus> {
+    return this.status.current();
   }
 }
 

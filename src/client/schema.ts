@@ -2939,6 +2939,99 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the audit chain checked out when the hub last walked it (walked at most every few minutes)
+         * @description Any API key (organization keys of either scope, operator keys). The answer is the result of the most recent walk of this hub process, from `checkedAt`: a request after `refreshAfter` starts the next walk and still gets the earlier result; the operator’s verify walks at once and replaces it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The chain’s verified state as of the hub’s most recent walk (this process’s). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The first broken row and why (row numbers and hashes only, never a row’s content). */
+                            broken?: {
+                                reason: string;
+                                seq: number;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When that walk began.
+                             */
+                            checkedAt: string;
+                            /** @description The last row that checked out. */
+                            head: {
+                                /** @description SHA-256, 64 lower-case hex characters. */
+                                hash: string;
+                                /** @description Place in the chain: 1, 2, 3, … (0: the empty chain). */
+                                seq: number;
+                            };
+                            /** @description Whether every row checked out in the walk of `checkedAt`. */
+                            ok: boolean;
+                            /**
+                             * Format: date-time
+                             * @description From then on, the next status request starts a new walk (at most one per interval).
+                             */
+                            refreshAfter: string;
+                            /** @description Rows that walk checked. */
+                            rows: number;
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/claims/{token}": {
         parameters: {
             query?: never;

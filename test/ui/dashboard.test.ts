@@ -575,6 +575,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     assert.equal(await focused(), 'Inbox', 'the page’s heading takes the focus');
     for (const expected of [
       'Settings',
+      'Audit trail',
       'IVMS101 check',
       'Delivery health',
       'Rules',

@@ -91,6 +91,12 @@ export type Announcement = GetOf<'/v1/claims/{token}'>;
 export type ApplicationAccepted = PostOf<'/v1/claims/{token}/application'>;
 export type AttachResult = PostOf<'/v1/claims/{token}/attach'>;
 export type Credentials = PostOf<'/v1/credentials/{token}'>;
+/** One row of the audit trail (SPEC §14), as both readers answer it. */
+export type AuditEvent = GetOf<'/v1/audit'>['events'][number];
+/** The hub's most recent walk of the audit chain, with its time. */
+export type ChainStatus = GetOf<'/v1/audit/status'>;
+/** The operator's walk of the audit chain now. */
+export type VerifyResult = GetOf<'/v1/admin/audit/verify'>;
 /** A member's travel address for TRP inquiries (SPEC §16). */
 export type TravelAddress = PostOf<'/v1/travel-addresses'>;
 

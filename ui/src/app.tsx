@@ -12,6 +12,7 @@ import { forgetKey, storedKey, storeKey } from './api.js';
 import { focusPolicy } from './hooks.js';
 import { linkPage, useRoute } from './router.js';
 import { AnnounceContext, type Session, SessionContext, signIn, UpdateMeContext } from './session.js';
+import { AuditTrail } from './views/audit.js';
 import { ClaimPage } from './views/claim.js';
 import { CredentialsPage } from './views/credentials.js';
 import { DeliveryHealth } from './views/deliveries.js';
@@ -46,6 +47,7 @@ const ORG_NAV: NavItem[] = [
   { route: 'rules', label: 'Rules' },
   { route: 'deliveries', label: 'Delivery health' },
   { route: 'ivms101', label: 'IVMS101 check' },
+  { route: 'audit', label: 'Audit trail' },
   { route: 'settings', label: 'Settings' },
 ];
 
@@ -57,6 +59,7 @@ const OPERATOR_NAV: NavItem[] = [
   { route: 'emails', label: 'E-mails' },
   { route: 'ivms101', label: 'IVMS101 check' },
   { route: 'trp-peers', label: 'TRP peers' },
+  { route: 'audit', label: 'Audit trail' },
 ];
 
 /** The dashboard, or the public page of an e-mailed link (no session there, whatever the tab holds). */
@@ -232,6 +235,8 @@ function OrgRoutes({ route }: { route: string[] }) {
       return <DeliveryHealth />;
     case 'ivms101':
       return <Ivms101Check />;
+    case 'audit':
+      return <AuditTrail />;
     case 'settings':
       return <Settings />;
     default:
@@ -256,6 +261,8 @@ function OperatorRoutes({ route }: { route: string[] }) {
       return <Ivms101Check />;
     case 'trp-peers':
       return <OperatorTrpPeers />;
+    case 'audit':
+      return <AuditTrail />;
     default:
       return <NotFound />;
   }
