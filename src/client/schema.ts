@@ -2178,6 +2178,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/rekey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Progress of re-sealing under the current master key inside this hub (embedded database) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Values re-sealed so far by this process. */
+                            done: number;
+                            error: string | null;
+                            /** @description The current master key’s id: what everything is re-sealed under. */
+                            keyId: string;
+                            /**
+                             * @description idle: no previous key, or a hub on PostgreSQL (run `travel-rule-hub rekey` there); stopped: the hub stopped it between batches, the next start continues; failed: see error.
+                             * @enum {string}
+                             */
+                            state: "idle" | "running" | "done" | "stopped" | "failed";
+                            /** @description Values sealed under older keys when it began. */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/rules": {
         parameters: {
             query?: never;
@@ -3520,7 +3596,7 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             detectedVersion: "2020" | "2023";
-                            /** @description Every problem, at the paths as sent (JSON pointers below /payload). */
+                            /** @description Every problem, at the paths as sent (JSON pointers below /payload); at most 100. */
                             errors: {
                                 message: string;
                                 path: string;
@@ -3529,6 +3605,11 @@ export interface paths {
                             normalized: {
                                 [key: string]: unknown;
                             };
+                            /**
+                             * @description More problems were found than `errors` lists (SPEC §13).
+                             * @enum {boolean}
+                             */
+                            truncated?: true;
                             /** @description true when initiate would accept this `pii`. */
                             valid: boolean;
                         };
