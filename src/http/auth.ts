@@ -37,6 +37,8 @@ declare module 'fastify' {
      * organization's of either scope, and an operator's.
      */
     anyKey?: boolean;
+    /** A POST that changes nothing (a dry run): organization keys of the read scope may call it. */
+    readOnly?: boolean;
   }
 }
 
@@ -135,7 +137,12 @@ export function registerAuth(
     }
     if (auth.kind === 'org' && adminRoute)
       throw new AppError('FORBIDDEN', 'This route needs the operator key.');
-    if (auth.kind === 'org' && auth.scope === 'read' && !READ_METHODS.has(request.method)) {
+    if (
+      auth.kind === 'org' &&
+      auth.scope === 'read' &&
+      !READ_METHODS.has(request.method) &&
+      !request.routeOptions.config?.readOnly
+    ) {
       throw new AppError('FORBIDDEN', 'This API key has the read scope: it may only read (GET).');
     }
     request.auth = auth;

@@ -20,12 +20,13 @@ export function rulesRoutes(
     '/v1/transactions/validate',
     {
       attachValidation: true,
+      config: { readOnly: true },
       schema: {
         tags: ['transactions'],
         summary: 'Dry run of an initiation: which jurisdictions’ rules apply and what data is missing',
         description:
           'Takes initiate’s body and checks it as initiate does (400 for what initiate refuses with 400), then ' +
-          'evaluates the rules of both parties’ jurisdictions. Stores nothing and sends nothing.',
+          'evaluates the rules of both parties’ jurisdictions. Stores nothing and sends nothing, so keys of the read scope may call it.',
         body: InitiateRequest,
         response: { 200: ValidateResponse, ...problems(400, 415) },
       },

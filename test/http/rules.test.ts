@@ -148,6 +148,24 @@ eachBackend(
       body.pii.originator.originatorPersons[0].naturalPerson.customerIdentification = 'CUST-1';
       const ok = await hub().request('POST', '/v1/transactions/validate', { key: originator.apiKey, body });
       assert.equal(ok.body.valid, true);
+
+      // A dry run changes nothing: a key of the read scope may run it, not initiate.
+      const reader = await hub().request('POST', '/v1/organizations/me/api-keys', {
+        key: originator.apiKey,
+        body: { scope: 'read' },
+      });
+      assert.equal(reader.status, 201, reader.text);
+      const byReader = await hub().request('POST', '/v1/transactions/validate', {
+        key: reader.body.apiKey,
+        body,
+      });
+      assert.equal(byReader.status, 200, byReader.text);
+      assert.deepEqual(byReader.body, ok.body);
+      const initiated = await hub().request('POST', '/v1/transactions/initiate', {
+        key: reader.body.apiKey,
+        body,
+      });
+      assert.equal(initiated.status, 403);
     });
 
     it('validate refuses what initiate refuses, with 400', async () => {
