@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick | --smoke] [--only=initiate,startup,e2e,drain,hanging] [--base=<checkout>]`:
+ * `npm run bench [-- --quick | --smoke] [--only=initiate,startup,e2e,drain,hanging,audited-reads] [--base=<checkout>]`:
  * measures the hub against baselines taken in the same run on this machine, and prints a markdown
  * table (also bench/results/latest.json). Every server runs in a child process; load comes from
  * this process; everything targets 127.0.0.1 and is bounded in time. PostgreSQL when
@@ -7,8 +7,8 @@
  *
  * Scenarios, in this order: initiate (with its baselines, the hub's RSS and CPU), start-up,
  * end-to-end webhook latency, one worker's drain, one of ten recipients' receivers hanging. With
- * `--base`, the regression guard instead:
- * initiate and drain of the other checkout's build ("before") against this one's ("after").
+ * `--base`, the regression guard instead: initiate, audited reads (`audited-reads`, guard only) and
+ * drain of the other checkout's build ("before") against this one's ("after").
  * docs/benchmarks.md describes each scenario and its baseline.
  */
 import { dropAll, settle } from './lib/databases.js';
@@ -16,7 +16,7 @@ import { BACKEND, BASE, ONLY, SCALE } from './lib/options.js';
 import { killAll, stop } from './lib/processes.js';
 import { startReceiver } from './lib/receiver.js';
 import { report } from './report.js';
-import { compareDrain, compareInitiate } from './scenarios/compare.js';
+import { compareAuditedReads, compareDrain, compareInitiate } from './scenarios/compare.js';
 import { drain } from './scenarios/drain.js';
 import { endToEnd } from './scenarios/e2e.js';
 import { hangingReceiver } from './scenarios/hanging.js';
@@ -32,6 +32,10 @@ async function main() {
       process.stderr.write(`bench: --base compares initiate and drain only; ${skipped} skipped\n`);
     }
     if (ONLY.has('initiate')) await compareInitiate(receiver.url);
+    if (ONLY.has('audited-reads')) {
+      await settle();
+      await compareAuditedReads(receiver.url);
+    }
     if (ONLY.has('drain')) await compareDrain(receiver.url);
   } else {
     if (ONLY.has('initiate') || ONLY.has('startup')) {

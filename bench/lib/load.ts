@@ -1,5 +1,5 @@
 /**
- * Closed-loop load on the initiate route (autocannon, SCALE.connections connections), and rounds
+ * Closed-loop load on the initiate route, or a GET route (autocannon, SCALE.connections connections), and rounds
  * that alternate between servers so that the machine's drift during a scenario weighs on every
  * side alike.
  */
@@ -29,21 +29,22 @@ export async function cannon(
   body: string,
   key?: string,
   seconds = SCALE.seconds,
-  options: { idempotencyKeys?: boolean } = {},
+  options: { idempotencyKeys?: boolean; get?: string } = {},
 ): Promise<CannonResult> {
   const result = await autocannon({
-    url: `${url}/v1/transactions/initiate`,
-    method: 'POST',
+    // `get`: that path instead, read with GET (body ignored).
+    url: `${url}${options.get ?? '/v1/transactions/initiate'}`,
+    method: options.get ? 'GET' : 'POST',
     connections: SCALE.connections,
     duration: seconds,
     headers: {
-      'content-type': 'application/json',
+      ...(options.get ? {} : { 'content-type': 'application/json' }),
       ...(key ? { 'x-api-key': key } : {}),
       // A fresh key per request (autocannon replaces [<id>]), as a client that follows the docs sends.
       ...(options.idempotencyKeys ? { 'idempotency-key': 'bench-[<id>]' } : {}),
     },
     idReplacement: options.idempotencyKeys === true,
-    body,
+    ...(options.get ? {} : { body }),
   });
   return {
     rps: result.requests.average,
@@ -72,6 +73,8 @@ export interface Side {
   url: string;
   body: string;
   key: string | undefined;
+  /** A GET path to load instead of initiate. */
+  get?: string;
   runs: CannonResult[];
   cpuMs: number;
   dbCpuMs: number;
@@ -79,8 +82,19 @@ export interface Side {
   busy: Busy;
 }
 
-export function side(pid: number, url: string, body: string, key?: string): Side {
-  return { pid, url, body, key, runs: [], cpuMs: 0, dbCpuMs: 0, wallMs: 0, busy: emptyBusy() };
+export function side(pid: number, url: string, body: string, key?: string, get?: string): Side {
+  return {
+    pid,
+    url,
+    body,
+    key,
+    ...(get ? { get } : {}),
+    runs: [],
+    cpuMs: 0,
+    dbCpuMs: 0,
+    wallMs: 0,
+    busy: emptyBusy(),
+  };
 }
 
 /**
@@ -100,7 +114,7 @@ export async function alternate<K extends string>(
     const dbCpu = databaseServerCpu();
     const mark = busyMark(s.pid);
     const t0 = performance.now();
-    s.runs.push(await cannon(s.url, s.body, s.key, seconds));
+    s.runs.push(await cannon(s.url, s.body, s.key, seconds, s.get ? { get: s.get } : {}));
     s.wallMs += performance.now() - t0;
     s.cpuMs += procStats(s.pid).cpuMs - cpu;
     s.dbCpuMs += databaseServerCpuSince(dbCpu);

@@ -3,7 +3,7 @@
  * settings from these constants.
  *
  * Flags: `--quick` and `--smoke` (smaller scales), `--only=initiate,startup,e2e,drain,hanging` (some
- * scenarios, each with the baselines it is compared to), `--base=<checkout>` (the regression
+ * scenarios, each with the baselines it is compared to; with `--base` also `audited-reads`), `--base=<checkout>` (the regression
  * guard: that checkout's built hub is "before", this one's "after").
  * Environment: DATABASE_URL (PostgreSQL, else PGlite), BENCH_HUB_ENTRY (the "after" hub's entry
  * point), BENCH_HUB_NODE_ARGS (extra node flags for every hub process, e.g. `--cpu-prof`),
@@ -53,6 +53,6 @@ export const ONLY = new Set(
     (flags.has('--initiate-only')
       ? ['initiate']
       : BASE
-        ? ['initiate', 'drain']
+        ? ['initiate', 'audited-reads', 'drain']
         : ['initiate', 'startup', 'e2e', 'drain', 'hanging']),
 );

@@ -141,6 +141,64 @@ export async function compareInitiate(receiverUrl: string): Promise<void> {
   );
 }
 
+/**
+ * Audited reads: `GET /v1/transactions/{ref}/pii` at SCALE.connections connections, every read
+ * writing its audit row (SPEC §9). From SPEC §14 on, every audit row joins the hash chain, whose
+ * lock makes audit-writing transactions take turns from their audit row to their commit: this is
+ * where the chain costs, so the guard measures it here (initiations write no audit row).
+ */
+export async function compareAuditedReads(receiverUrl: string): Promise<void> {
+  const b = builds();
+  const half = SCALE.seconds / 2;
+  const warmUp = Math.min(2, half);
+  const hubs = [];
+  const sides = {} as Record<Build, Side>;
+  for (const name of ['before', 'after'] as const) {
+    const db = await freshDatabase();
+    const hub = await startHub(db.env, false, b[name].entry);
+    const { originator, beneficiary } = await seed(hub, receiverUrl);
+    const started = await fetch(`${hub.url}/v1/transactions/initiate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': originator.apiKey },
+      body: initiateBody(beneficiary.organization.vaspDid),
+    });
+    if (!started.ok) throw new Error(`initiate: ${started.status} ${await started.text()}`);
+    const { transactionRef } = (await started.json()) as { transactionRef: string };
+    const path = `/v1/transactions/${transactionRef}/pii`;
+    await cannon(hub.url, '', originator.apiKey, warmUp, { get: path });
+    sides[name] = side(hub.child.pid!, hub.url, '', originator.apiKey as string, path);
+    hubs.push(hub);
+  }
+  await alternate(sides, ORDER, half, flush);
+  for (const hub of hubs) await stop(hub.child);
+  const labels = byBuild((name) => b[name].label);
+  const total = byBuild((name) => combine(sides[name].runs));
+  pushPair(
+    'audited personal-data read',
+    labels,
+    byBuild((name) => ({
+      value: median(sides[name].runs.map((r) => r.rps)),
+      unit: 'req/s',
+      p50: total[name].p50,
+      p99: total[name].p99,
+      errors: total[name].errors,
+      note: `median of rounds ${sides[name].runs.map((r) => round(r.rps, 0)).join(', ')}; one audit row each`,
+    })),
+  );
+  pushPair(
+    'hub CPU per audited read',
+    labels,
+    byBuild((name) => ({
+      value: (sides[name].cpuMs * 1000) / total[name].requests,
+      unit: 'µs',
+      note: PG_URL
+        ? `PostgreSQL ${round((sides[name].dbCpuMs * 1000) / total[name].requests, 0)} µs per read`
+        : '',
+    })),
+    true,
+  );
+}
+
 export async function compareDrain(receiverUrl: string): Promise<void> {
   const b = builds();
   const results: Record<Build, DrainResult[]> = { before: [], after: [] };
