@@ -4571,14 +4571,31 @@ export interface paths {
                                     /** @description Detailed explanation (required, non-empty). */
                                     description: string;
                                 };
-                                /** @description Whether the message that tells the counterparty got through. */
+                                /** @description Whether the messages the hub owes the counterparty about this transaction got through. */
                                 delivery: {
                                     attempts: number;
+                                    /** @description The message the state is about (the latest of the worst); null when not-applicable. */
+                                    event: string | null;
                                     /** @description What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP peer answered 2xx with something that is not a TRP answer. */
                                     lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp" | "invalid-answer") | null;
+                                    /** @description Every message owed to the counterparty, in order. */
+                                    messages: {
+                                        attempts: number;
+                                        deliveredAt: string | null;
+                                        /** @description received, confirmed-data, cancelled, tx-hash, notify, trp-inquiry, … */
+                                        event: string;
+                                        /** @description What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP peer answered 2xx with something that is not a TRP answer. */
+                                        lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp" | "invalid-answer") | null;
+                                        nextAttemptAt: string | null;
+                                        /**
+                                         * @description withdrawn: not sent because the transaction ended first (kept as evidence).
+                                         * @enum {string}
+                                         */
+                                        state: "pending" | "delivered" | "retrying" | "failed" | "withdrawn";
+                                    }[];
                                     nextAttemptAt: string | null;
                                     /**
-                                     * @description pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: no such message (no endpoint to send to, or withdrawn when the transaction ended).
+                                     * @description The worst of the messages: failed > retrying > pending > delivered. pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: nothing is owed (no endpoint to send to, nothing sent yet, or every message was withdrawn when the transaction ended).
                                      * @enum {string}
                                      */
                                     state: "pending" | "delivered" | "retrying" | "failed" | "not-applicable";
@@ -4725,14 +4742,31 @@ export interface paths {
                                 /** @description Detailed explanation (required, non-empty). */
                                 description: string;
                             };
-                            /** @description Whether the message that tells the counterparty got through. */
+                            /** @description Whether the messages the hub owes the counterparty about this transaction got through. */
                             delivery: {
                                 attempts: number;
+                                /** @description The message the state is about (the latest of the worst); null when not-applicable. */
+                                event: string | null;
                                 /** @description What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP peer answered 2xx with something that is not a TRP answer. */
                                 lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp" | "invalid-answer") | null;
+                                /** @description Every message owed to the counterparty, in order. */
+                                messages: {
+                                    attempts: number;
+                                    deliveredAt: string | null;
+                                    /** @description received, confirmed-data, cancelled, tx-hash, notify, trp-inquiry, … */
+                                    event: string;
+                                    /** @description What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP peer answered 2xx with something that is not a TRP answer. */
+                                    lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp" | "invalid-answer") | null;
+                                    nextAttemptAt: string | null;
+                                    /**
+                                     * @description withdrawn: not sent because the transaction ended first (kept as evidence).
+                                     * @enum {string}
+                                     */
+                                    state: "pending" | "delivered" | "retrying" | "failed" | "withdrawn";
+                                }[];
                                 nextAttemptAt: string | null;
                                 /**
-                                 * @description pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: no such message (no endpoint to send to, or withdrawn when the transaction ended).
+                                 * @description The worst of the messages: failed > retrying > pending > delivered. pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the recipient can have it sent again); not-applicable: nothing is owed (no endpoint to send to, nothing sent yet, or every message was withdrawn when the transaction ended).
                                  * @enum {string}
                                  */
                                 state: "pending" | "delivered" | "retrying" | "failed" | "not-applicable";
@@ -6056,7 +6090,7 @@ export interface paths {
         put?: never;
         /**
          * Dry run of an initiation: which jurisdictions’ rules apply and what data is missing
-         * @description Takes initiate’s body and checks it as initiate does (400 for what initiate refuses with 400), then evaluates the rules of both parties’ jurisdictions. Stores nothing and sends nothing.
+         * @description Takes initiate’s body and checks it as initiate does (400 for what initiate refuses with 400), then evaluates the rules of both parties’ jurisdictions. Stores nothing and sends nothing, so keys of the read scope may call it.
          */
         post: {
             parameters: {

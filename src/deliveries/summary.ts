@@ -1,45 +1,59 @@
 /**
- * Whether a transaction's messages got through, as a party may see it (SPEC §17 `delivery`): the
- * originator about the message that tells the beneficiary (`received`, the NOTIFY e-mail, or the
- * inquiry to a TRP peer), the beneficiary about the latest message owed to the originator (a webhook,
- * or to a TRP peer the resolution). State, attempts, a class of the
- * last error and the next attempt; never a payload, an endpoint or a receiver's answer.
+ * Whether a transaction's messages got through, as a party may see it (SPEC §17 `delivery`): every
+ * message the hub owes the counterparty about it. As the originator: every webhook to the
+ * beneficiary (`received`, `confirmed-data`, `cancelled`, `tx-hash`, …), the NOTIFY e-mails, and
+ * the TRP messages to the peer; as the beneficiary: every webhook to the originator, or to a TRP
+ * peer every answer. The summary's state is the worst of the messages (failed > retrying >
+ * pending > delivered), about the message it names; each message keeps its own state, attempts
+ * and error class, and stays after the transaction ends (one withdrawn when it ended shows
+ * `withdrawn`). Never a payload, an endpoint or a receiver's answer.
  */
 import { Type } from 'typebox';
 import type { Queryable } from '../db/database.js';
 import { toIso } from '../db/database.js';
 
+const ErrorClassSchema = Type.Union(
+  [
+    Type.Enum(['timeout', 'connection', 'http-5xx', 'http-4xx', 'refused-target', 'smtp', 'invalid-answer']),
+    Type.Null(),
+  ],
+  {
+    description:
+      'What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP ' +
+      'peer answered 2xx with something that is not a TRP answer.',
+  },
+);
+const NextAttempt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+export const DeliveryMessage = Type.Object({
+  event: Type.String({ description: 'received, confirmed-data, cancelled, tx-hash, notify, trp-inquiry, …' }),
+  state: Type.Enum(['pending', 'delivered', 'retrying', 'failed', 'withdrawn'], {
+    description: 'withdrawn: not sent because the transaction ended first (kept as evidence).',
+  }),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastError: ErrorClassSchema,
+  nextAttemptAt: NextAttempt,
+  deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
 export const DeliverySummary = Type.Object(
   {
     state: Type.Enum(['pending', 'delivered', 'retrying', 'failed', 'not-applicable'], {
       description:
-        'pending: not tried yet (or on its first try); retrying: tried and failed, another attempt is planned; ' +
-        'failed: every attempt failed (the recipient can have it sent again); not-applicable: no such message ' +
-        '(no endpoint to send to, or withdrawn when the transaction ended).',
+        'The worst of the messages: failed > retrying > pending > delivered. pending: not tried yet (or on its ' +
+        'first try); retrying: tried and failed, another attempt is planned; failed: every attempt failed (the ' +
+        'recipient can have it sent again); not-applicable: nothing is owed (no endpoint to send to, nothing ' +
+        'sent yet, or every message was withdrawn when the transaction ended).',
+    }),
+    event: Type.Union([Type.String(), Type.Null()], {
+      description: 'The message the state is about (the latest of the worst); null when not-applicable.',
     }),
     attempts: Type.Integer({ minimum: 0 }),
-    lastError: Type.Union(
-      [
-        Type.Enum([
-          'timeout',
-          'connection',
-          'http-5xx',
-          'http-4xx',
-          'refused-target',
-          'smtp',
-          'invalid-answer',
-        ]),
-        Type.Null(),
-      ],
-      {
-        description:
-          'What the last failed attempt ran into, as a class; never the answer itself. invalid-answer: a TRP ' +
-          'peer answered 2xx with something that is not a TRP answer.',
-      },
-    ),
-    nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    lastError: ErrorClassSchema,
+    nextAttemptAt: NextAttempt,
+    messages: Type.Array(DeliveryMessage, { description: 'Every message owed to the counterparty, in order.' }),
   },
-  { description: 'Whether the message that tells the counterparty got through.' },
+  { description: 'Whether the messages the hub owes the counterparty about this transaction got through.' },
 );
 
 export type DeliveryState = 'pending' | 'delivered' | 'retrying' | 'failed' | 'not-applicable';
@@ -51,18 +65,33 @@ export type ErrorClass =
   | 'refused-target'
   | 'smtp'
   | 'invalid-answer';
-export interface Summary {
-  state: DeliveryState;
+export type MessageState = 'pending' | 'delivered' | 'retrying' | 'failed' | 'withdrawn';
+
+export interface MessageSummary {
+  event: string;
+  state: MessageState;
   attempts: number;
   lastError: ErrorClass | null;
   nextAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+export interface Summary {
+  state: DeliveryState;
+  event: string | null;
+  attempts: number;
+  lastError: ErrorClass | null;
+  nextAttemptAt: string | null;
+  messages: MessageSummary[];
 }
 
 export const NOT_APPLICABLE: Summary = {
   state: 'not-applicable',
+  event: null,
   attempts: 0,
   lastError: null,
   nextAttemptAt: null,
+  messages: [],
 };
 
 /** The class of a failed attempt, from its recorded error and status code. Pure. */
@@ -81,11 +110,18 @@ export function errorClass(
   return 'connection';
 }
 
-/** SQL: a delivery row `d` that tells the beneficiary of its transaction. */
-const TELLS_BENEFICIARY = `((d.channel = 'webhook' AND d.event = 'received') OR (d.channel = 'email' AND d.event = 'notify')
-  OR (d.channel = 'trp' AND d.event = 'trp-inquiry'))`;
-/** SQL: a delivery row `d` that answers the TRP peer that originated its transaction. */
-const ANSWERS_TRP_PEER = `(d.channel = 'trp' AND d.event = 'trp-resolution')`;
+/**
+ * SQL: a delivery row `d` of transaction `t` that the hub owes the counterparty of `viewer` (the
+ * originator or the beneficiary): see the header. /identity reads of a TRP peer are the hub's own.
+ */
+function owedToCounterparty(viewer: string): string {
+  const trpToPeer = `(d.channel = 'trp' AND d.event <> 'trp-identity')`;
+  return `CASE WHEN t.originator_id = ${viewer}
+                 THEN (d.channel = 'webhook' AND d.organization_id = t.beneficiary_id)
+                      OR d.channel = 'email' OR ${trpToPeer}
+               WHEN t.originator_id IS NULL THEN ${trpToPeer}
+               ELSE d.channel = 'webhook' AND d.organization_id = t.originator_id END`;
+}
 
 /** SQL: rows of `d` that are failing: every attempt failed, or the last one did and another is planned. */
 export const FAILING = `(d.status = 'FAILED' OR (d.status IN ('PENDING', 'HELD') AND d.attempts > 0))`;
@@ -96,57 +132,75 @@ export const FAILING = `(d.status = 'FAILED' OR (d.status IN ('PENDING', 'HELD')
  */
 export function deliveryFailing(viewer: string): string {
   return `EXISTS (SELECT 1 FROM deliveries d WHERE d.transaction_ref = t.ref AND ${FAILING}
-            AND CASE WHEN t.originator_id = ${viewer} THEN ${TELLS_BENEFICIARY}
-                     WHEN t.originator_id IS NULL THEN ${ANSWERS_TRP_PEER}
-                     ELSE d.channel = 'webhook' AND d.organization_id = t.originator_id END)`;
+            AND ${owedToCounterparty(viewer)})`;
 }
 
 /** Each transaction's summary as `viewerId` (its originator or beneficiary) may see it. */
 export async function deliverySummaries(
   q: Queryable,
-  transactions: readonly { ref: string; originatorId: string | null }[],
+  transactions: readonly { ref: string }[],
   viewerId: string,
 ): Promise<Map<string, Summary>> {
-  const asOriginator = transactions.filter((t) => t.originatorId === viewerId).map((t) => t.ref);
-  const asBeneficiary = transactions.filter((t) => t.originatorId !== viewerId && t.originatorId !== null);
-  const fromTrpPeers = transactions.filter((t) => t.originatorId === null).map((t) => t.ref);
   if (transactions.length === 0) return new Map();
   const rows = await q.query(
-    `SELECT DISTINCT ON (d.transaction_ref) d.transaction_ref, d.channel, d.status, d.attempts, d.next_attempt_at,
-            d.last_error,
+    `SELECT d.transaction_ref, d.channel, d.event, d.status, d.attempts, d.next_attempt_at, d.last_error,
+            d.delivered_at,
             (SELECT a.status_code FROM delivery_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1)
               AS last_status
-       FROM deliveries d
-      WHERE (d.transaction_ref = ANY ($1::uuid[]) AND ${TELLS_BENEFICIARY})
-         OR (d.channel = 'webhook' AND (d.transaction_ref, d.organization_id) IN (
-               SELECT (x->>'ref')::uuid, (x->>'originatorId')::uuid FROM jsonb_array_elements($2::jsonb) x))
-         OR (d.transaction_ref = ANY ($3::uuid[]) AND ${ANSWERS_TRP_PEER})
-      ORDER BY d.transaction_ref, d.seq DESC`,
-    [
-      asOriginator,
-      JSON.stringify(asBeneficiary.map(({ ref, originatorId }) => ({ ref, originatorId }))),
-      fromTrpPeers,
-    ],
+       FROM deliveries d JOIN transactions t ON t.ref = d.transaction_ref
+      WHERE d.transaction_ref = ANY ($1::uuid[]) AND ${owedToCounterparty('$2::uuid')}
+      ORDER BY d.transaction_ref, d.seq`,
+    [transactions.map((t) => t.ref), viewerId],
   );
+  const messages = new Map<string, MessageSummary[]>();
+  for (const r of rows) {
+    const ref = r.transaction_ref as string;
+    const list = messages.get(ref) ?? [];
+    list.push(messageOf(r));
+    messages.set(ref, list);
+  }
   const out = new Map<string, Summary>();
-  for (const r of rows) out.set(r.transaction_ref as string, summaryOf(r));
+  for (const [ref, list] of messages) out.set(ref, summarise(list));
   return out;
 }
 
-function summaryOf(r: Record<string, unknown>): Summary {
+const RANK: Record<MessageState, number> = { withdrawn: 0, delivered: 1, pending: 2, retrying: 3, failed: 4 };
+
+/** The summary of a transaction's messages (in order): the latest of the worst. Pure. */
+export function summarise(messages: MessageSummary[]): Summary {
+  let worst: MessageSummary | undefined;
+  for (const m of messages) {
+    if (m.state !== 'withdrawn' && (worst === undefined || RANK[m.state] >= RANK[worst.state])) worst = m;
+  }
+  if (worst === undefined) return { ...NOT_APPLICABLE, messages };
+  return {
+    state: worst.state as DeliveryState,
+    event: worst.event,
+    attempts: worst.attempts,
+    lastError: worst.lastError,
+    nextAttemptAt: worst.nextAttemptAt,
+    messages,
+  };
+}
+
+function messageOf(r: Record<string, unknown>): MessageSummary {
   const status = r.status as string;
   const attempts = r.attempts as number;
-  if (status === 'CANCELLED') return NOT_APPLICABLE;
+  const event = r.event as string;
   const lastError = errorClass(
     r.channel as string,
     (r.last_error as string | null) ?? null,
     (r.last_status as number | null) ?? null,
   );
-  if (status === 'DELIVERED') return { state: 'delivered', attempts, lastError: null, nextAttemptAt: null };
-  if (status === 'FAILED') return { state: 'failed', attempts, lastError, nextAttemptAt: null };
+  const base = { event, attempts, nextAttemptAt: null, deliveredAt: null };
+  if (status === 'DELIVERED') {
+    return { ...base, state: 'delivered', lastError: null, deliveredAt: toIso(r.delivered_at) };
+  }
+  if (status === 'FAILED') return { ...base, state: 'failed', lastError };
+  if (status === 'CANCELLED') return { ...base, state: 'withdrawn', lastError: attempts === 0 ? null : lastError };
   return {
+    ...base,
     state: attempts === 0 ? 'pending' : 'retrying',
-    attempts,
     lastError: attempts === 0 ? null : lastError,
     nextAttemptAt: status === 'PENDING' && r.next_attempt_at != null ? toIso(r.next_attempt_at) : null,
   };

@@ -80,7 +80,14 @@ eachBackend(
       assert.equal(receiver.to('/bene/v1/notify/cancelled').length, 0, 'the beneficiary was never told');
       const t = await read(originator.apiKey, ref);
       assert.equal(t.status, 'CANCELLED');
-      assert.equal(t.delivery.state, 'not-applicable');
+      assert.equal(t.delivery.state, 'not-applicable', 'nothing is owed any more');
+      // The evidence stays: the withdrawn message, with the attempts that failed.
+      assert.equal(t.delivery.messages.length, 1);
+      assert.deepEqual(
+        [t.delivery.messages[0].event, t.delivery.messages[0].state, t.delivery.messages[0].lastError],
+        ['received', 'withdrawn', 'http-5xx'],
+      );
+      assert.ok(t.delivery.messages[0].attempts >= 1);
     });
 
     it('tells a beneficiary that was told of it, with the reason, signed', async () => {
@@ -97,7 +104,21 @@ eachBackend(
             body: { transactionRef: ref },
           });
         }
-        assert.equal((await read(originator.apiKey, ref)).delivery.state, 'delivered');
+        // Every message owed to the beneficiary counts: after confirm, confirmed-data too.
+        const delivered = await eventually(async () => {
+          const d = (await read(originator.apiKey, ref)).delivery;
+          return d.state === 'delivered' ? d : undefined;
+        }, 'every message delivered');
+        assert.deepEqual(
+          delivered.messages.map((m: Json) => [m.event, m.state]),
+          state === 'CONFIRMED'
+            ? [
+                ['received', 'delivered'],
+                ['confirmed-data', 'delivered'],
+              ]
+            : [['received', 'delivered']],
+        );
+        assert.ok(delivered.messages.every((m: Json) => typeof m.deliveredAt === 'string'));
         const res = await cancel(originator.apiKey, {
           transactionRef: ref,
           reason: `Order ${state} withdrawn`,
@@ -293,7 +314,23 @@ eachBackend(
         const d = (await read(originator.apiKey, ref)).delivery;
         return d.state === 'failed' ? d : undefined;
       }, 'failed');
-      assert.deepEqual(failed, { state: 'failed', attempts: 4, lastError: 'http-5xx', nextAttemptAt: null });
+      assert.deepEqual(failed, {
+        state: 'failed',
+        event: 'received',
+        attempts: 4,
+        lastError: 'http-5xx',
+        nextAttemptAt: null,
+        messages: [
+          {
+            event: 'received',
+            state: 'failed',
+            attempts: 4,
+            lastError: 'http-5xx',
+            nextAttemptAt: null,
+            deliveredAt: null,
+          },
+        ],
+      });
       assert.equal(
         (await read(beneficiary.apiKey, ref)).delivery.state,
         'not-applicable',
@@ -322,6 +359,57 @@ eachBackend(
       assert.ok(!clear.body.transactions.some((t: Json) => t.transactionRef === ref));
       const t = await read(originator.apiKey, ref);
       assert.ok(!JSON.stringify(t.delivery).includes(receiver.url), 'never the endpoint');
+    });
+
+    it('tells the originator when confirmed-data does not get through, though received did (every message counts)', async () => {
+      const { receiver, originator, beneficiary } = await parties(hub());
+      const ref = await initiate(originator, beneficiary);
+      await eventually(
+        async () => (await read(originator.apiKey, ref)).status === 'RECEIVER_NOTIFIED',
+        'notified',
+      );
+      assert.equal((await read(originator.apiKey, ref)).delivery.state, 'delivered');
+      // The beneficiary's endpoint goes down; the originator confirms.
+      receiver.script('/bene/v1/notify/confirmed-data', 503, 503, 503, 503);
+      const confirmed = await hub().request('POST', '/v1/transactions/confirm', {
+        key: originator.apiKey,
+        body: { transactionRef: ref },
+      });
+      assert.equal(confirmed.status, 200, confirmed.text);
+      const failed = await eventually(async () => {
+        const d = (await read(originator.apiKey, ref)).delivery;
+        return d.state === 'failed' ? d : undefined;
+      }, 'confirmed-data failed');
+      assert.equal(failed.event, 'confirmed-data');
+      assert.equal(failed.lastError, 'http-5xx');
+      assert.deepEqual(
+        failed.messages.map((m: Json) => [m.event, m.state]),
+        [
+          ['received', 'delivered'],
+          ['confirmed-data', 'failed'],
+        ],
+      );
+      const failing = await hub().request('GET', '/v1/transactions?role=originator&delivery=failing', {
+        key: originator.apiKey,
+      });
+      const listed = failing.body.transactions.find((t: Json) => t.transactionRef === ref);
+      assert.ok(listed, 'in the failing list');
+      assert.equal(listed.delivery.event, 'confirmed-data');
+      // Redelivered once the endpoint is back: all is well again.
+      const owed = (
+        await hub().request('GET', `/v1/webhooks/deliveries?transactionRef=${ref}&status=FAILED`, {
+          key: beneficiary.apiKey,
+        })
+      ).body.deliveries[0];
+      assert.equal(owed.event, 'confirmed-data');
+      const again = await hub().request('POST', `/v1/webhooks/deliveries/${owed.id}/redeliver`, {
+        key: beneficiary.apiKey,
+      });
+      assert.equal(again.status, 202, again.text);
+      await eventually(
+        async () => (await read(originator.apiKey, ref)).delivery.state === 'delivered',
+        'delivered again',
+      );
     });
 
     it('shows the originator whether the NOTIFY e-mail went out, through an SMTP server that refuses first', async () => {

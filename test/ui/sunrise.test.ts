@@ -541,7 +541,7 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
     // The transaction's Delivery box: state, attempts, error class, next attempt, and nothing more.
     await failing.getByRole('link', { name: `Transaction ${ref}` }).click();
     const box = page.getByRole('region', { name: 'Delivery', exact: true });
-    await box.getByText('Retrying').waitFor();
+    await box.locator('.badge').getByText('Retrying').waitFor();
     const facts = await box.locator('dt').allTextContents();
     assert.deepEqual(facts, ['State', 'Attempts', 'Last error', 'Next attempt']);
     const boxText = (await box.textContent()) ?? '';
@@ -549,6 +549,10 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
     assert.match(boxText, /The recipient answered with a server error \(HTTP 5xx\)/);
     assert.ok(await box.locator('time').count(), 'the next attempt’s time');
     assert.ok(!boxText.includes(down.url) && !boxText.includes('503'), 'no endpoint and no answer');
+    // Each message owed, with its own state.
+    const messages = box.getByRole('region', { name: 'Messages owed to the counterparty (table)' });
+    const received = messages.getByRole('row').filter({ hasText: 'received webhook' });
+    await received.getByRole('cell', { name: 'Retrying' }).waitFor();
     await axe(page, 'a transaction whose delivery is retrying');
 
     // The outbox marks the row, and its "Delivery failing" filter keeps only such transfers.

@@ -382,7 +382,7 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
       () => peer.seen.some((r) => r.body.approved?.address === 'TXkappaCustomer0001'),
       'the approval at the peer’s callback',
     );
-    await delivery.getByText('Delivered').waitFor({ timeout: 15_000 });
+    await delivery.locator('.badge').getByText('Delivered').waitFor({ timeout: 15_000 });
     await delivery.getByText(/Your answer \(approval or rejection\)/).waitFor();
     // The hub's TRP messages to the peer, each with its attempts.
     const messages = page.getByRole('region', { name: `TRP messages to ${PEER.name}` });
@@ -466,8 +466,8 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     // The transaction's delivery box tells the same, as an error class.
     await failed.getByRole('link', { name: /^transaction / }).click();
     const box = page.getByRole('region', { name: 'Delivery', exact: true });
-    await box.getByText('Failed', { exact: true }).waitFor();
-    await box.getByText(/server error \(HTTP 5xx\)/).waitFor();
+    await box.locator('.badge').getByText('Failed', { exact: true }).waitFor();
+    await box.locator('dd').getByText(/server error \(HTTP 5xx\)/).waitFor();
     await page.goBack();
     await page.getByRole('heading', { name: 'Delivery health' }).waitFor();
 

@@ -1,13 +1,14 @@
 /**
- * A transaction's `delivery` summary (SPEC §17) in words: whether the message that tells the
- * counterparty got through. The hub gives only the state, the number of attempts, a class of the
- * last error and the next attempt's time (never a payload, an endpoint or a receiver's answer),
- * and that is all this shows.
+ * A transaction's `delivery` summary (SPEC §17) in words: whether every message the hub owes the
+ * counterparty got through, the worst first, then each message. The hub gives only states, numbers
+ * of attempts, classes of the last error and times (never a payload, an endpoint or a receiver's
+ * answer), and that is all this shows.
  */
 import type { DeliverySummary, Role, Transaction } from '../api.js';
-import { Fact, Time } from './ui.js';
+import { Fact, ListTable, Time } from './ui.js';
 
 type State = DeliverySummary['state'];
+type Message = DeliverySummary['messages'][number];
 type ErrorClass = NonNullable<DeliverySummary['lastError']>;
 
 export const DELIVERY_STATE_LABELS: Record<State, string> = {
@@ -24,8 +25,29 @@ const DELIVERY_STATE_DETAILS: Record<State, string> = {
   retrying: 'The last attempt failed; the hub tries again on its schedule.',
   failed: 'Every attempt failed; the hub has stopped trying until the recipient has it sent again.',
   'not-applicable':
-    'There is no such message: the recipient has no endpoint to send to, or the message was withdrawn when the transaction ended.',
+    'Nothing is owed: the recipient has no endpoint to send to, or every message was withdrawn when the transaction ended.',
 };
+
+const MESSAGE_STATE_LABELS: Record<Message['state'], string> = {
+  pending: 'Waiting to be sent',
+  delivered: 'Delivered',
+  retrying: 'Retrying',
+  failed: 'Failed',
+  withdrawn: 'Withdrawn (the transaction ended first)',
+};
+
+const EMAILS: Record<string, string> = {
+  notify: 'NOTIFY e-mail',
+  'notify-cancelled': 'cancellation e-mail',
+  'application-approved': 'application approved e-mail',
+  'application-rejected': 'application rejected e-mail',
+};
+
+/** A message by its event, as people call it: `confirmed-data webhook`, `NOTIFY e-mail`, … */
+export function messageLabel(event: string): string {
+  if (event.startsWith('trp-')) return `${event.slice(4)} TRP message`;
+  return EMAILS[event] ?? `${event} webhook`;
+}
 
 export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
   timeout: 'No answer in time (timeout)',
@@ -40,21 +62,18 @@ export const ERROR_CLASS_LABELS: Record<ErrorClass, string> = {
 /** Retrying or failed: the counterparty does not hear of the transaction (or of its latest news). */
 export const isFailing = (d: DeliverySummary) => d.state === 'retrying' || d.state === 'failed';
 
-/**
- * Which message the summary is about, for the caller's side of the transaction. For TRP (SPEC §16)
- * it is the hub's TRP message to the peer: the inquiry (outbound), the member's answer (inbound).
- */
-function whichMessage(tx: Transaction, role: Role): string {
+/** Which messages the summary is about, for the caller's side of the transaction. */
+function whichMessages(tx: Transaction, role: Role): string {
   if (tx.protocol === 'TRP') {
     return role === 'originator'
-      ? 'The TRP inquiry that tells the beneficiary VASP of this transfer, over mutual TLS.'
-      : 'Your answer (approval or rejection) that the hub sends to the TRP peer’s callback.';
+      ? 'The TRP inquiry that tells the beneficiary VASP of this transfer, over mutual TLS, and every TRP message after it.'
+      : 'Your answer (approval or rejection) that the hub sends to the TRP peer’s callback, and every TRP message after it.';
   }
-  if (role === 'beneficiary') return 'The latest message the hub owes the originator about this transaction.';
+  if (role === 'beneficiary') return 'Every message the hub owes the originator about this transaction.';
   const email = tx.protocol === 'NOTIFY' && !tx.history.some((h) => h.event === 'beneficiary-joined');
   return email
-    ? 'The NOTIFY e-mail that announces this transfer to the beneficiary.'
-    : 'The received webhook that tells the beneficiary of this transfer.';
+    ? 'The NOTIFY e-mail that announces this transfer to the beneficiary, and every message after it.'
+    : 'Every message the hub owes the beneficiary: the received webhook that tells it of this transfer, and every one after it.';
 }
 
 /** An inbound TRP transfer the member has not answered yet: the hub owes the peer nothing so far. */
@@ -69,10 +88,11 @@ export function DeliveryBox({ tx, role }: { tx: Transaction; role: Role }) {
   return (
     <section class="panel" aria-labelledby="delivery-heading">
       <h2 id="delivery-heading">Delivery</h2>
-      <p class="muted small">{whichMessage(tx, role)}</p>
+      <p class="muted small">{whichMessages(tx, role)}</p>
       <dl class="facts">
         <Fact label="State">
           <span class={`badge badge-delivery-${d.state}`}>{DELIVERY_STATE_LABELS[d.state]}</span>{' '}
+          {d.event ? <span class="small">({messageLabel(d.event)})</span> : null}{' '}
           <span class="small">
             {d.state === 'not-applicable' && undecidedInboundTrp(tx, role)
               ? 'Nothing is sent to the peer until you approve or decline.'
@@ -87,11 +107,46 @@ export function DeliveryBox({ tx, role }: { tx: Transaction; role: Role }) {
           {d.nextAttemptAt ? <Time iso={d.nextAttemptAt} /> : <span class="muted">none planned</span>}
         </Fact>
       </dl>
+      {d.messages.length > 0 ? <MessageTable messages={d.messages} /> : null}
     </section>
   );
 }
 
-/** A list row's mark when its message is retrying or failed; nothing otherwise. */
+/** Every message owed, in order, each with its own state. */
+function MessageTable({ messages }: { messages: Message[] }) {
+  return (
+    <ListTable
+      label="Messages owed to the counterparty"
+      columns={['Message', 'State', { label: 'Attempts', num: true }, 'Last error', 'When']}
+    >
+      {messages.map((m, i) => (
+        <tr key={`${m.event}-${i}`}>
+          <td data-label="Message">{messageLabel(m.event)}</td>
+          <td data-label="State">{MESSAGE_STATE_LABELS[m.state]}</td>
+          <td data-label="Attempts" class="num">
+            {m.attempts}
+          </td>
+          <td data-label="Last error">{m.lastError ? ERROR_CLASS_LABELS[m.lastError] : '—'}</td>
+          <td data-label="When">
+            {m.deliveredAt ? (
+              <>
+                delivered <Time iso={m.deliveredAt} />
+              </>
+            ) : m.nextAttemptAt ? (
+              <>
+                next <Time iso={m.nextAttemptAt} />
+              </>
+            ) : (
+              '—'
+            )}
+          </td>
+        </tr>
+      ))}
+    </ListTable>
+  );
+}
+
+/** A list row's mark when a message is retrying or failed; nothing otherwise. */
 export function DeliveryFlag({ delivery }: { delivery: DeliverySummary }) {
   if (!isFailing(delivery)) return null;
   return (
