@@ -7,8 +7,8 @@
 import { pickupContext } from '../claims/service.js';
 import { secretContext } from '../directory/keys.js';
 import { context as answerContext } from '../idempotency/index.js';
-import { context as reasonContext } from '../transactions/reasons.js';
 import { totpContext } from '../people/secrets.js';
+import { context as reasonContext } from '../transactions/reasons.js';
 import { hubKeyContext } from './link-key.js';
 
 export interface SealedColumn {
