@@ -49,6 +49,10 @@ import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { OperatorService } from './operators/service.js';
+import { secureCookies } from './people/cookies.js';
+import { adminPeopleRoutes, peopleRoutes } from './people/routes.js';
+import { PeopleService } from './people/service.js';
+import { SessionService } from './people/sessions.js';
 import { Erasure } from './retention/erasure.js';
 import { adminRetentionRoutes } from './retention/routes.js';
 import { RetentionSweeper } from './retention/sweeper.js';
@@ -80,6 +84,12 @@ export { VERSION } from './version.js';
 const REDACT = [
   'req.headers["x-api-key"]',
   'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  '*.password',
+  '*.totp',
+  '*.csrfToken',
+  '*.recoveryCodes',
   '*.pii',
   '*.apiKey',
   '*.webhookSecret',
@@ -271,6 +281,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       { name: 'webhooks', description: 'Deliveries owed to the caller, redelivery, a signed test event' },
       { name: 'trp', description: 'The TRP bridge: travel addresses for Travel Rule Protocol VASPs' },
       { name: 'ivms101', description: 'Check an IVMS101 payload in any dialect, as the hub reads it' },
+      { name: 'people', description: 'Users, invitations, sessions and second factors (SPEC §17)' },
       { name: 'operator', description: 'Operator API (operator key only)' },
       { name: 'operations', description: 'Health, readiness and metrics' },
     ],
@@ -292,6 +303,13 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     });
   }
   const operators = new OperatorService(db, directory);
+  const sessions = new SessionService(db, keys, { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs });
+  const people = new PeopleService({
+    db,
+    keys,
+    invitationToken: (id) => tokens.invitationToken(id),
+    organizationName: async (id) => (await directory.lookups.byId(id))?.name,
+  });
   auth = registerAuth(
     app,
     secrets.adminKey,
@@ -299,7 +317,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       authenticate: (hash) => directory.authenticate(hash),
       authenticateOperator: (hash) => operators.authenticate(hash),
     },
-    { failuresPerSecond: config.rateLimit },
+    { failuresPerSecond: config.rateLimit, sessions },
   );
   registerHttpMetrics(app, registry);
 
@@ -335,6 +353,11 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   directoryRoutes(app, directory);
   adminDirectoryRoutes(app, directory);
   operatorRoutes(app, operators);
+  peopleRoutes(app, people, sessions, {
+    secureCookies: secureCookies(config.publicUrl, config.host),
+    failed: auth.failed,
+  });
+  adminPeopleRoutes(app, people);
   adminOperationsRoutes(app, db);
   rekeyRoutes(app, rekeyJob);
   auditRoutes(

@@ -48,6 +48,10 @@ export interface Config {
   readonly trp: TrpConfig | undefined;
   /** PEM of the Ed25519 key that signs audit checkpoints (SPEC §14); undefined: derived from the master key. */
   readonly auditSigningKey: string | undefined;
+  /** HUB_SESSION_IDLE: a signed-in session ends after this long without a request (ms; SPEC §17). */
+  readonly sessionIdleMs: number;
+  /** HUB_SESSION_MAX: a signed-in session ends this long after sign-in, however busy (ms). */
+  readonly sessionMaxMs: number;
 }
 
 export interface TrpConfig {
@@ -122,6 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  const sessionIdleMs = duration(str('HUB_SESSION_IDLE'), 'HUB_SESSION_IDLE', '30m');
+  const sessionMaxMs = duration(str('HUB_SESSION_MAX'), 'HUB_SESSION_MAX', '12h');
+  if (sessionIdleMs > 7 * 86_400_000) throw new ConfigError('HUB_SESSION_IDLE must be at most 7d');
+  if (sessionMaxMs > 30 * 86_400_000) throw new ConfigError('HUB_SESSION_MAX must be at most 30d');
   const publicUrl = str('HUB_PUBLIC_URL');
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
     throw new ConfigError('HUB_PUBLIC_URL must be an absolute URL');
@@ -158,6 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pendingExpiryMs: duration(str('HUB_PENDING_EXPIRY'), 'HUB_PENDING_EXPIRY', '30d'),
     trp: trpConfig(str),
     auditSigningKey: auditSigningKey(str('HUB_AUDIT_SIGNING_KEY')),
+    sessionIdleMs,
+    sessionMaxMs,
   });
 }
 

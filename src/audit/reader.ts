@@ -2,7 +2,7 @@
  * Reading the audit chain: pages for the API (keyset on `seq`, newest first), ascending batches
  * for exports and for `audit verify` (constant memory however long the chain), and the head.
  * Filters are parameters, never SQL text. "About an organization" means: the organization
- * itself (subject), its keys and secrets, what it did (actor) and its transactions.
+ * itself (subject), its keys and secrets, what it or its people did (actor) and its transactions.
  */
 import type { Queryable } from '../db/database.js';
 import { validationFailed } from '../http/errors.js';
@@ -62,7 +62,9 @@ function where(f: AuditFilter, params: unknown[]): string[] {
   }
   if (f.organizationId !== undefined) {
     const id = bind(f.organizationId);
+    // A person's actions name the person (`user:<id>`); the users table says whose team it is.
     clauses.push(`(subject_id = ${id} OR actor = 'org:' || ${id} OR details->>'organizationId' = ${id}
+      OR actor IN (SELECT 'user:' || u.id::text FROM users u WHERE u.organization_id = ${id}::uuid)
       OR (subject_type = 'transaction' AND subject_id IN
           (SELECT ref::text FROM transactions WHERE originator_id = ${id}::uuid OR beneficiary_id = ${id}::uuid)))`);
   }

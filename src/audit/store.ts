@@ -27,10 +27,17 @@ export const AT_SQL = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.M
  * Who acted: a named operator as `operator:<id>:<name>` (`operator:bootstrap` for HUB_ADMIN_KEY,
  * `operator:cli` for the command line), an organization as `org:<id>`, whoever held the claim link
  * of a NOTIFY transaction as `claim:<transactionRef>`, a TRP VASP as `trp:<host>` (its
- * certificate in the details), or the hub itself.
+ * certificate in the details), a person signed in as `user:<id>` (SPEC §17; its organization in
+ * the users table and in the row's details), or the hub itself.
  * (Rows written before named operators say `operator`; before migration 0017, `operator:<name>`.)
  */
-export type Actor = `operator:${string}` | `org:${string}` | `claim:${string}` | `trp:${string}` | 'hub';
+export type Actor =
+  | `operator:${string}`
+  | `org:${string}`
+  | `user:${string}`
+  | `claim:${string}`
+  | `trp:${string}`
+  | 'hub';
 
 export interface AuditEvent {
   actor: Actor;
@@ -43,7 +50,10 @@ export interface AuditEvent {
     | 'operator'
     | 'application'
     | 'travel_address'
-    | 'trp_counterparty';
+    | 'trp_counterparty'
+    | 'user'
+    | 'invitation'
+    | 'people_policy';
   subjectId: string;
   details?: Record<string, unknown>;
 }

@@ -31,6 +31,11 @@ export class LinkTokens {
     return this.derive(`credentials:${pickupId}`);
   }
 
+  /** A person's invitation link (SPEC §17), single-use: the people domain keeps its hash. */
+  invitationToken(invitationId: string): string {
+    return this.derive(`invitation:${invitationId}`);
+  }
+
   /** The token of this hub's TRP callback URL for a transfer (src/trp/). */
   trpCallbackToken(transactionRef: string): string {
     return this.derive(`trp-callback:${transactionRef}`);
@@ -43,6 +48,7 @@ export class LinkTokens {
       hub: base,
       claim: (ref) => `${base}/claim/${this.claimToken(ref)}`,
       credentials: (id) => `${base}/credentials/${this.pickupToken(id)}`,
+      invitation: (id) => `${base}/invitation/${this.invitationToken(id)}`,
     };
   }
 

@@ -23,6 +23,8 @@ export interface EmailLinks {
   claim(transactionRef: string): string;
   /** The single-use page that shows an approved applicant its credentials. */
   credentials(pickupId: string): string;
+  /** The single-use page where an invited person sets a name and password (SPEC §17). */
+  invitation(invitationId: string): string;
 }
 
 /** A value as e-mail text: control characters, line breaks included, escaped. */
@@ -100,6 +102,8 @@ export function composeEmail(message: EmailMessage, links: EmailLinks): EmailTex
       return composeRejected(message.payload);
     case 'endpoint-changed':
       return composeEndpointChanged(message.payload, links.hub);
+    case 'user-invitation':
+      return composeInvitation(message.payload, links);
   }
 }
 
@@ -235,5 +239,26 @@ export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>
       'If your organization did not make this change, tell the operator of the hub at once',
       `(${hub.replace(/\/+$/, '')}) and revoke your API keys.`,
     ],
+  });
+}
+
+/** An invitation to join an organization's team (or the hub's operators): the single-use link. */
+export function composeInvitation(payload: EmailPayload<'user-invitation'>, links: EmailLinks): EmailText {
+  const team =
+    payload.organizationName === null
+      ? 'the operators of this Travel Rule Hub'
+      : `the team of ${str(payload.organizationName)} on the Travel Rule Hub`;
+  return render({
+    subject:
+      payload.organizationName === null
+        ? 'Travel Rule Hub: you are invited as an operator'
+        : `Travel Rule Hub: you are invited to ${str(payload.organizationName)}`,
+    intro: [`You are invited to join ${team}, with the role ${str(payload.role)}.`],
+    link: {
+      label: 'To accept, choose your name and a password (at least 12 characters) here',
+      url: links.invitation(payload.invitationId),
+      after: [`The link works once, until ${str(payload.expiresAt)}.`],
+    },
+    outro: ['If you did not expect this invitation, ignore this message: nothing happens without the link.'],
   });
 }

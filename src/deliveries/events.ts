@@ -280,6 +280,18 @@ export const EMAIL_EVENTS = {
       at: Type.String({ format: 'date-time' }),
     }),
   },
+  'user-invitation': {
+    to: 'the invited person',
+    when: 'An organization admin (or a full-scope key), or an operator, invited a person (SPEC §17): a single-use link, valid 7 days, to set a name and password.',
+    payload: Type.Object({
+      invitationId: Type.String({ format: 'uuid' }),
+      organizationName: Type.Union([Type.String(), Type.Null()], {
+        description: 'null for an invitation to the hub’s operators.',
+      }),
+      role: Type.String(),
+      expiresAt: Type.String({ format: 'date-time' }),
+    }),
+  },
 } satisfies Record<string, EmailEventDef>;
 
 export type EmailEvent = keyof typeof EMAIL_EVENTS;

@@ -51,7 +51,9 @@ export const DeliverySummary = Type.Object(
     attempts: Type.Integer({ minimum: 0 }),
     lastError: ErrorClassSchema,
     nextAttemptAt: NextAttempt,
-    messages: Type.Array(DeliveryMessage, { description: 'Every message owed to the counterparty, in order.' }),
+    messages: Type.Array(DeliveryMessage, {
+      description: 'Every message owed to the counterparty, in order.',
+    }),
   },
   { description: 'Whether the messages the hub owes the counterparty about this transaction got through.' },
 );
@@ -197,7 +199,8 @@ function messageOf(r: Record<string, unknown>): MessageSummary {
     return { ...base, state: 'delivered', lastError: null, deliveredAt: toIso(r.delivered_at) };
   }
   if (status === 'FAILED') return { ...base, state: 'failed', lastError };
-  if (status === 'CANCELLED') return { ...base, state: 'withdrawn', lastError: attempts === 0 ? null : lastError };
+  if (status === 'CANCELLED')
+    return { ...base, state: 'withdrawn', lastError: attempts === 0 ? null : lastError };
   return {
     ...base,
     state: attempts === 0 ? 'pending' : 'retrying',

@@ -10,7 +10,7 @@ import { openPii, type SealingKeys, sealPii } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { generateWebhookSecret } from '../deliveries/signing.js';
 import type { Scope } from '../http/auth.js';
-import { AppError, notFound } from '../http/errors.js';
+import { AppError, notFound, validationFailed } from '../http/errors.js';
 import { generateApiKey } from './api-keys.js';
 import type { DirectoryCache } from './cache.js';
 import * as store from './store.js';
@@ -52,7 +52,15 @@ export class Credentials {
     return { apiKey: key.key, webhookSecret };
   }
 
-  async createApiKey(organizationId: string, actor: Actor, scope: Scope = 'full') {
+  /** `label` says what the key is for; `ownerUserId` names the person who answers for it (a user of the organization). */
+  async createApiKey(
+    organizationId: string,
+    actor: Actor,
+    scope: Scope = 'full',
+    about: { label?: string | null; ownerUserId?: string | null } = {},
+  ) {
+    const label = about.label ?? null;
+    const ownerUserId = about.ownerUserId ?? null;
     const key = generateApiKey();
     const keyId = randomUUID();
     await this.write(async (tx) => {
@@ -63,16 +71,21 @@ export class Credentials {
           `The organization already has ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before issuing another.`,
         );
       }
-      await store.insertApiKey(tx, { id: keyId, organizationId, scope, ...key });
+      if (ownerUserId !== null && !(await store.isActiveUserOf(tx, ownerUserId, organizationId))) {
+        throw validationFailed([
+          { path: '/owner', message: 'must be the id of a person in the organization' },
+        ]);
+      }
+      await store.insertApiKey(tx, { id: keyId, organizationId, scope, label, ownerUserId, ...key });
       await recordAudit(tx, {
         actor,
         action: 'api_key.created',
         subjectType: 'api_key',
         subjectId: keyId,
-        details: { organizationId, prefix: key.prefix, scope },
+        details: { organizationId, prefix: key.prefix, scope, label, owner: ownerUserId },
       });
     });
-    return { apiKey: key.key, keyId, scope };
+    return { apiKey: key.key, keyId, scope, label, owner: ownerUserId };
   }
 
   async listApiKeys(organizationId: string) {
@@ -85,7 +98,11 @@ export class Credentials {
    * turns. With `owner`, only a key of that organization may be revoked, and only while the key
    * making the request is still active: two keys revoking each other at once leave one working.
    */
-  async revokeApiKey(keyId: string, actor: Actor, owner?: { organizationId: string; callerKeyId: string }) {
+  async revokeApiKey(
+    keyId: string,
+    actor: Actor,
+    owner?: { organizationId: string; callerKeyId: string | null },
+  ) {
     await this.write(async (tx) => {
       const organizationId = owner?.organizationId ?? (await store.apiKeyOrganization(tx, keyId));
       if (!organizationId || !(await store.lockOrganization(tx, organizationId)))
@@ -93,7 +110,10 @@ export class Credentials {
       if (owner) {
         const keys = await store.listApiKeys(tx, owner.organizationId);
         if (!keys.some((k) => k.keyId === keyId)) throw notFound('The API key');
-        if (!keys.some((k) => k.keyId === owner.callerKeyId && k.revokedAt === null)) {
+        if (
+          owner.callerKeyId !== null &&
+          !keys.some((k) => k.keyId === owner.callerKeyId && k.revokedAt === null)
+        ) {
           throw new AppError('UNAUTHENTICATED', 'The API key making this request has just been revoked.');
         }
       }
@@ -112,16 +132,22 @@ export class Credentials {
   /**
    * Self-service revocation: an organization revokes one of its own keys (any other key id is
    * NOT_FOUND), but never the key it is calling with. So self-service can never leave an
-   * organization without a working key; recovering from that would need the operator.
+   * organization without a working key; recovering from that would need the operator. A signed-in
+   * admin (no calling key: `callerKeyId` null) may revoke any of them.
    */
-  async revokeOwnApiKey(organizationId: string, keyId: string, callerKeyId: string): Promise<void> {
+  async revokeOwnApiKey(
+    organizationId: string,
+    keyId: string,
+    callerKeyId: string | null,
+    actor: Actor = `org:${organizationId}`,
+  ): Promise<void> {
     if (keyId === callerKeyId) {
       throw new AppError(
         'INVALID_STATE',
         'This API key is making the request and stays active; revoke it with another key of the organization.',
       );
     }
-    await this.revokeApiKey(keyId, `org:${organizationId}`, { organizationId, callerKeyId });
+    await this.revokeApiKey(keyId, actor, { organizationId, callerKeyId });
   }
 
   /** Issues a new webhook secret; the previous one keeps signing for SECRET_OVERLAP_MS, older ones stop. */

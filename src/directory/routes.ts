@@ -1,6 +1,6 @@
 /** Directory routes: the participant view (/v1/organizations…) and the operator's (/v1/admin/…). */
 import { Type } from 'typebox';
-import { actorOf, callerOf, orgOf } from '../http/auth.js';
+import { actorOf, callerOf, orgOf, userOf } from '../http/auth.js';
 import { optionalBody } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import {
@@ -104,7 +104,10 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
       const id = orgOf(request);
       const body = optionalBody(request);
       reply.code(201);
-      return keys.createApiKey(id, actorOf(request), body?.scope);
+      return keys.createApiKey(id, actorOf(request), body?.scope, {
+        label: body?.label,
+        ownerUserId: body?.owner === undefined ? userOf(request)?.userId : body.owner,
+      });
     },
   );
 
@@ -123,7 +126,7 @@ export function directoryRoutes(app: HubApp, directory: DirectoryService) {
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      await keys.revokeOwnApiKey(caller.organizationId, request.params.keyId, caller.keyId);
+      await keys.revokeOwnApiKey(caller.organizationId, request.params.keyId, caller.keyId, actorOf(request));
       return reply.code(204).send(null);
     },
   );
@@ -235,7 +238,10 @@ export function adminDirectoryRoutes(app: HubApp, directory: DirectoryService) {
     async (request, reply) => {
       const body = optionalBody(request);
       reply.code(201);
-      return keys.createApiKey(request.params.id, actorOf(request), body?.scope);
+      return keys.createApiKey(request.params.id, actorOf(request), body?.scope, {
+        label: body?.label,
+        ownerUserId: body?.owner,
+      });
     },
   );
 

@@ -156,10 +156,19 @@ const Scope = Type.Enum(['full', 'read'], {
     '`full`: every right of the organization; `read`: GET requests only (the audited /pii read included).',
 });
 
+const KeyLabel = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
+  description: 'What the key is for (e.g. "payments backend"); shown in key lists and the audit.',
+});
+const KeyOwner = Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+  description: 'The id of the person (a user of the organization) who answers for the key.',
+});
+
 export const ApiKeyInfo = Type.Object({
   keyId: Type.String({ format: 'uuid' }),
   prefix: Type.String({ description: 'First characters of the key, to tell keys apart.' }),
   scope: Scope,
+  label: KeyLabel,
+  owner: KeyOwner,
   createdAt: Type.String({ format: 'date-time' }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
@@ -178,13 +187,17 @@ export const CreatedApiKey = Type.Object({
   apiKey: Type.String({ description: 'The new API key. Shown only once.' }),
   keyId: Type.String({ format: 'uuid' }),
   scope: Scope,
+  label: KeyLabel,
+  owner: KeyOwner,
 });
 
 export const CreateApiKey = Type.Object(
-  { scope: Type.Optional(Scope) },
+  { scope: Type.Optional(Scope), label: Type.Optional(KeyLabel), owner: Type.Optional(KeyOwner) },
   {
     additionalProperties: false,
-    description: 'The new key’s scope; `full` when absent. The body may be left out.',
+    description:
+      'The new key’s scope (`full` when absent), label and owner (when a signed-in person creates it and names ' +
+      'no owner: that person). The body may be left out.',
     [OPTIONAL_BODY]: true,
   },
 );

@@ -122,12 +122,30 @@ export async function updateOrganization(q: Queryable, o: OrganizationDetail): P
 
 export async function insertApiKey(
   q: Queryable,
-  k: { id: string; organizationId: string; prefix: string; hash: Buffer; scope: Scope },
+  k: {
+    id: string;
+    organizationId: string;
+    prefix: string;
+    hash: Buffer;
+    scope: Scope;
+    label?: string | null;
+    ownerUserId?: string | null;
+  },
 ): Promise<void> {
   await q.query(
-    'INSERT INTO api_keys (id, organization_id, prefix, key_hash, scope) VALUES ($1, $2, $3, $4, $5)',
-    [k.id, k.organizationId, k.prefix, k.hash, k.scope],
+    `INSERT INTO api_keys (id, organization_id, prefix, key_hash, scope, label, owner_user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [k.id, k.organizationId, k.prefix, k.hash, k.scope, k.label ?? null, k.ownerUserId ?? null],
   );
+}
+
+/** Whether a person (people/, migration 0019) belongs to the organization and is not removed. */
+export async function isActiveUserOf(q: Queryable, userId: string, organizationId: string): Promise<boolean> {
+  const rows = await q.query(
+    'SELECT 1 FROM users WHERE id = $1 AND organization_id = $2 AND removed_at IS NULL',
+    [userId, organizationId],
+  );
+  return rows.length > 0;
 }
 
 export interface ApiKeyRecord {
@@ -135,6 +153,8 @@ export interface ApiKeyRecord {
   organizationId: string;
   prefix: string;
   scope: Scope;
+  label: string | null;
+  owner: string | null;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -145,6 +165,8 @@ function toApiKey(r: Record<string, unknown>): ApiKeyRecord {
     organizationId: r.organization_id as string,
     prefix: r.prefix as string,
     scope: r.scope as Scope,
+    label: (r.label as string | null) ?? null,
+    owner: (r.owner_user_id as string | null) ?? null,
     createdAt: toIso(r.created_at),
     revokedAt: r.revoked_at == null ? null : toIso(r.revoked_at),
   };
@@ -152,7 +174,7 @@ function toApiKey(r: Record<string, unknown>): ApiKeyRecord {
 
 export async function listApiKeys(q: Queryable, organizationId: string): Promise<ApiKeyRecord[]> {
   const rows = await q.query(
-    `SELECT id, organization_id, prefix, scope, created_at, revoked_at FROM api_keys
+    `SELECT id, organization_id, prefix, scope, label, owner_user_id, created_at, revoked_at FROM api_keys
       WHERE organization_id = $1 ORDER BY created_at, id`,
     [organizationId],
   );
@@ -202,13 +224,30 @@ export async function revokeApiKey(q: Queryable, keyId: string): Promise<ApiKeyR
 export async function findActiveKey(
   q: Queryable,
   hash: Buffer,
-): Promise<{ keyId: string; organizationId: string; scope: Scope } | undefined> {
-  const rows = await q.query<{ id: string; organization_id: string; scope: Scope }>(
-    'SELECT id, organization_id, scope FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+): Promise<
+  | { keyId: string; organizationId: string; scope: Scope; label: string | null; ownerUserId: string | null }
+  | undefined
+> {
+  const rows = await q.query<{
+    id: string;
+    organization_id: string;
+    scope: Scope;
+    label: string | null;
+    owner_user_id: string | null;
+  }>(
+    'SELECT id, organization_id, scope, label, owner_user_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
     [hash],
   );
   const r = rows[0];
-  return r && { keyId: r.id, organizationId: r.organization_id, scope: r.scope };
+  return (
+    r && {
+      keyId: r.id,
+      organizationId: r.organization_id,
+      scope: r.scope,
+      label: r.label ?? null,
+      ownerUserId: r.owner_user_id ?? null,
+    }
+  );
 }
 
 export async function insertWebhookSecret(

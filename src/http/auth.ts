@@ -9,6 +9,13 @@
  * /v1/admin can still reach an admin route. Only a request that matched no route (a 404 in the
  * making) is judged by its URL, and then it can at most turn that 404 into a 401.
  *
+ * A person signed in through the dashboard authenticates with the session cookie instead (SPEC §17;
+ * people/sessions.ts), on the same routes: an organization's users on its routes, operator users on
+ * /v1/admin/*. A cookie request with an unsafe method must carry the session's CSRF token in
+ * `x-csrf-token`. What the route needs (people/roles.ts: read, pii, act, admin, self) is checked
+ * against the user's role here, before the body is parsed or validated, like the key's scope.
+ * A request with `x-api-key` is judged by its key alone, whatever cookie it carries.
+ *
  * Every failed authentication, whatever its shape (no key, a malformed one, an unknown or revoked
  * one), counts against the client's address: past the limit, further unauthenticated requests from
  * it get 429 instead of 401 until the second ends. Requests with a valid key are never held back by
@@ -17,13 +24,27 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../audit/store.js';
 import { API_KEY_PATTERN, hashApiKey, hashesMatch, OPERATOR_KEY_PATTERN } from '../directory/api-keys.js';
+import { readSessionCookie } from '../people/cookies.js';
+import { type Need, needOf, type Role, roleMay } from '../people/roles.js';
+import type { SessionAuth } from '../people/sessions.js';
 import { AppError } from './errors.js';
 
 export type Scope = 'full' | 'read';
 
+/** An organization key as the directory knows it: its optional label and owner name it in the audit. */
+export interface OrgKey {
+  keyId: string;
+  organizationId: string;
+  scope: Scope;
+  label?: string | null;
+  ownerUserId?: string | null;
+}
+
 export type Auth =
   | { kind: 'operator'; operatorId: string | null; name: string }
-  | { kind: 'org'; organizationId: string; keyId: string; scope: Scope };
+  | ({ kind: 'org' } & OrgKey)
+  /** A signed-in person; `organizationId` null for an operator user. */
+  | { kind: 'user'; userId: string; organizationId: string | null; role: Role; sessionHash: Buffer };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,9 +66,15 @@ declare module 'fastify' {
 /** How keys are looked up (the directory, cached). */
 export interface KeyLookup {
   /** The active organization key with this SHA-256, if any. */
-  authenticate(keyHash: Buffer): Promise<{ keyId: string; organizationId: string; scope: Scope } | undefined>;
+  authenticate(keyHash: Buffer): Promise<OrgKey | undefined>;
   /** The active named operator with this key hash, if any. */
   authenticateOperator(keyHash: Buffer): Promise<{ id: string; name: string } | undefined>;
+}
+
+/** How session cookies are checked (people/sessions.ts). */
+export interface SessionLookup {
+  authenticate(sessionId: string): Promise<SessionAuth | undefined>;
+  csrfMatches(session: SessionAuth, header: unknown): boolean;
 }
 
 /** The bootstrap operator's name in the audit (`operator:bootstrap`). */
@@ -98,7 +125,7 @@ export function registerAuth(
   app: FastifyInstance,
   adminKey: string,
   keys: KeyLookup,
-  options: { failuresPerSecond: number },
+  options: { failuresPerSecond: number; sessions?: SessionLookup },
 ): Authenticator {
   const adminHash = hashApiKey(adminKey);
   const failures =
@@ -125,13 +152,40 @@ export function registerAuth(
     const path = request.routeOptions.url ?? request.url;
     if (!path.startsWith('/v1/') && path !== '/v1') return;
     if (request.routeOptions.config?.public) return;
-    const auth = await identify(request.headers['x-api-key']);
-    if (!auth) throw fail(request);
     const adminRoute = path === '/v1/admin' || path.startsWith('/v1/admin/') || path.startsWith('/v1/admin?');
+    const need = needOf(request.method, request.routeOptions.url ?? path.split('?')[0]!);
+    const key = request.headers['x-api-key'];
+    if (key === undefined && options.sessions) {
+      const sessionId = readSessionCookie(request.headers.cookie);
+      const session = sessionId === undefined ? undefined : await options.sessions.authenticate(sessionId);
+      if (!session) throw fail(request);
+      if (
+        !READ_METHODS.has(request.method) &&
+        !options.sessions.csrfMatches(session, request.headers['x-csrf-token'])
+      ) {
+        throw new AppError(
+          'FORBIDDEN',
+          'A signed-in request that changes something needs the x-csrf-token header.',
+        );
+      }
+      authorizeUser(session, adminRoute, request.routeOptions.config?.anyKey ? 'self' : need);
+      request.auth = {
+        kind: 'user',
+        userId: session.userId,
+        organizationId: session.organizationId,
+        role: session.role,
+        sessionHash: session.sessionHash,
+      };
+      return;
+    }
+    const auth = await identify(key);
+    if (!auth) throw fail(request);
     if (request.routeOptions.config?.anyKey) {
       request.auth = auth;
       return;
     }
+    if (need === 'self')
+      throw new AppError('FORBIDDEN', 'This route is for a signed-in person, not an API key.');
     if (auth.kind === 'operator' && !adminRoute) {
       throw new AppError('FORBIDDEN', 'The operator key is accepted only on /v1/admin routes.');
     }
@@ -151,24 +205,100 @@ export function registerAuth(
   return { authenticate, failed };
 }
 
+/**
+ * Whether a signed-in person may call a route that needs `need`: organization users on their
+ * organization's routes by role, operator users on /v1/admin (a viewer only reads); a user whose
+ * organization requires a second factor and who has none yet may only enrol (`self` routes).
+ */
+function authorizeUser(session: SessionAuth, adminRoute: boolean, need: Need): void {
+  if (need === 'self') return;
+  if (session.organizationId !== null && session.requireTotp && !session.totpEnabled) {
+    throw new AppError(
+      'FORBIDDEN',
+      'Your organization requires a second factor: enrol one (POST /v1/users/me/totp) before anything else.',
+    );
+  }
+  if (session.organizationId === null) {
+    if (!adminRoute) throw new AppError('FORBIDDEN', 'Operator users are accepted only on /v1/admin routes.');
+    if (need !== 'read' && session.role !== 'admin') {
+      throw new AppError('FORBIDDEN', 'An operator viewer may only read.');
+    }
+    return;
+  }
+  if (adminRoute) throw new AppError('FORBIDDEN', 'This route needs an operator.');
+  if (!roleMay(session.role, need)) {
+    throw new AppError('FORBIDDEN', `The role ${session.role} may not do this (it needs ${need}).`);
+  }
+}
+
 /** The calling organization's id; routes outside /v1/admin always have one. */
 export function orgOf(request: FastifyRequest): string {
   return callerOf(request).organizationId;
 }
 
-/** The calling organization and the key it called with. */
-export function callerOf(request: FastifyRequest): { organizationId: string; keyId: string; scope: Scope } {
+/** The calling organization, and the key it called with or the person signed in (the other null). */
+export function callerOf(request: FastifyRequest): {
+  organizationId: string;
+  keyId: string | null;
+  scope: Scope | null;
+  userId: string | null;
+} {
   const auth = request.auth;
+  if (auth?.kind === 'user' && auth.organizationId !== null) {
+    return { organizationId: auth.organizationId, keyId: null, scope: null, userId: auth.userId };
+  }
   if (auth?.kind !== 'org') throw new AppError('FORBIDDEN', 'This route needs an organization API key.');
-  return { organizationId: auth.organizationId, keyId: auth.keyId, scope: auth.scope };
+  return { organizationId: auth.organizationId, keyId: auth.keyId, scope: auth.scope, userId: null };
+}
+
+/** The signed-in person making the request, if it is one (null for a key). */
+export function userOf(request: FastifyRequest): { userId: string; organizationId: string | null } | null {
+  const auth = request.auth;
+  return auth?.kind === 'user' ? { userId: auth.userId, organizationId: auth.organizationId } : null;
+}
+
+/**
+ * Who made the request, for an audit row's details: a signed-in person as the row's actor
+ * (`user:<id>`, with its organization), or the key (id, scope, and its label and owner when set).
+ */
+export function auditIdentity(request: FastifyRequest): {
+  actor?: Actor;
+  organizationId?: string;
+  keyId?: string;
+  scope?: string;
+  keyLabel?: string;
+  keyOwner?: string;
+} {
+  const auth = request.auth;
+  if (auth?.kind === 'user') {
+    return {
+      actor: `user:${auth.userId}`,
+      ...(auth.organizationId ? { organizationId: auth.organizationId } : {}),
+    };
+  }
+  if (auth?.kind !== 'org') return {};
+  return {
+    keyId: auth.keyId,
+    scope: auth.scope,
+    ...(auth.label ? { keyLabel: auth.label } : {}),
+    ...(auth.ownerUserId ? { keyOwner: auth.ownerUserId } : {}),
+  };
+}
+
+/** The audit's actor when a person acts, else undefined (a key's actions are its organization's). */
+export function userActorOf(request: FastifyRequest): Actor | undefined {
+  const auth = request.auth;
+  return auth?.kind === 'user' ? `user:${auth.userId}` : undefined;
 }
 
 /**
  * Who acts, for the audit: `operator:<id>:<name>` for a named operator (the id tells apart
- * operators that held one name at different times), `operator:bootstrap`, or `org:<id>`.
+ * operators that held one name at different times), `operator:bootstrap`, `user:<id>` for a
+ * signed-in person (SPEC §17), or `org:<id>`.
  */
 export function actorOf(request: FastifyRequest): Actor {
   const auth = request.auth;
+  if (auth?.kind === 'user') return `user:${auth.userId}`;
   if (auth?.kind === 'operator') {
     return auth.operatorId === null ? `operator:${auth.name}` : `operator:${auth.operatorId}:${auth.name}`;
   }
@@ -180,5 +310,7 @@ export function rateLimitBucket(request: FastifyRequest): string {
   const auth = request.auth;
   if (auth?.kind === 'org') return `org:${auth.organizationId}`;
   if (auth?.kind === 'operator') return `operator:${auth.operatorId ?? BOOTSTRAP_OPERATOR}`;
+  if (auth?.kind === 'user')
+    return auth.organizationId ? `org:${auth.organizationId}` : `user:${auth.userId}`;
   return `ip:${request.ip}`;
 }

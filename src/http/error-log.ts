@@ -35,10 +35,11 @@ export function serializeError(err: Error): LoggedError {
 }
 
 /**
- * Path segments that are credentials: the token of a claim or credentials link (API and dashboard
+ * Path segments that are credentials: the token of a claim, credentials or invitation link (API and dashboard
  * pages), of a travel address and of a TRP callback. Request logs show `[token]` instead.
  */
-const TOKEN_IN_PATH = /\/(claims|claim|credentials|ta|resolutions|confirmations)\/+[^/?#]+/gi;
+const TOKEN_IN_PATH =
+  /\/(claims|claim|credentials|invitations|invitation|ta|resolutions|confirmations)\/+[^/?#]+/gi;
 
 /** Runs of percent-escapes, decoded (as UTF-8, or byte by byte where that fails). */
 function percentDecoded(text: string): string {

@@ -35,6 +35,8 @@ export interface RekeyOptions {
   onProgress?: (p: RekeyProgress) => void;
   /** Stops the run between batches (what is committed stays; the next run continues). */
   signal?: AbortSignal;
+  /** The columns to walk (SEALED_COLUMNS by default; a migration step names those that existed at its time). */
+  columns?: readonly SealedColumn[];
 }
 
 export class RekeyError extends Error {
@@ -47,11 +49,12 @@ export async function rekey(o: RekeyOptions): Promise<RekeyProgress> {
   const currentId = Buffer.from(o.keys.currentId, 'hex');
   const batchSize = o.batchSize ?? 200;
   const progress = { done: 0, total: 0 };
+  const columns = o.columns ?? SEALED_COLUMNS;
   await o.transaction(async (tx) => {
-    for (const c of SEALED_COLUMNS) progress.total += await store.countStale(tx, c, currentId, scope);
+    for (const c of columns) progress.total += await store.countStale(tx, c, currentId, scope);
   });
   o.onProgress?.({ ...progress });
-  for (const c of SEALED_COLUMNS) {
+  for (const c of columns) {
     let after: string[] | undefined;
     for (;;) {
       if (o.signal?.aborted) return progress;

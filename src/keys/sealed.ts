@@ -7,6 +7,7 @@
 import { pickupContext } from '../claims/service.js';
 import { secretContext } from '../directory/keys.js';
 import { context as answerContext } from '../idempotency/index.js';
+import { totpContext } from '../people/secrets.js';
 import { context as reasonContext } from '../transactions/reasons.js';
 import { hubKeyContext } from './link-key.js';
 
@@ -64,4 +65,5 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     fields: ['name'],
     context: ([n]) => hubKeyContext(n!),
   },
+  { table: 'users', column: 'sealed_totp', key: ['id'], fields: ['id'], context: ([id]) => totpContext(id!) },
 ];

@@ -5,7 +5,7 @@
  * changes the row conditionally, appends history and queues its messages in the outbox: all or
  * nothing. Of two racing commands exactly one moves the transaction; the other sees 409.
  */
-import { recordAudit } from '../audit/store.js';
+import { type Actor, recordAudit } from '../audit/store.js';
 import type { SealingKeys } from '../crypto/envelope.js';
 import type { Queryable } from '../db/database.js';
 import { type OutboxMessage, trp, webhook } from '../deliveries/events.js';
@@ -13,7 +13,7 @@ import { enqueue } from '../deliveries/outbox.js';
 import { AppError } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
 import type { DeclineCategory } from './decline.js';
-import { hasEndpoint, move, next, toldByAnswer } from './moves.js';
+import { auditPerson, hasEndpoint, move, next, toldByAnswer } from './moves.js';
 import { lockAsParty } from './party.js';
 import { sealReason } from './reasons.js';
 import * as store from './store.js';
@@ -24,7 +24,12 @@ export class TransactionCommands {
     private readonly masterKey: SealingKeys,
   ) {}
 
-  confirm(orgId: string, body: { transactionRef: string; txHash?: string }, idem?: IdempotencyKey) {
+  confirm(
+    orgId: string,
+    body: { transactionRef: string; txHash?: string },
+    idem?: IdempotencyKey,
+    by?: Actor,
+  ) {
     return this.idempotency.run(orgId, idem, async (tx) => {
       const t = await lockAsParty(tx, orgId, body.transactionRef);
       if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may confirm.');
@@ -35,8 +40,9 @@ export class TransactionCommands {
         throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
       }
       await move(tx, t, to, { actorId: orgId, actor: t.originatorDid }, { txHash: body.txHash });
+      await auditPerson(tx, by, 'transaction.confirmed', t.ref, orgId);
       const setsTxHash = body.txHash !== undefined && t.txHash === null;
-      if (setsTxHash) await auditTxHash(tx, orgId, t.ref);
+      if (setsTxHash) await auditTxHash(tx, orgId, t.ref, by);
       const messages: OutboxMessage[] = [];
       if (t.beneficiaryId && (await hasEndpoint(tx, t.beneficiaryId))) {
         messages.push(
@@ -63,6 +69,7 @@ export class TransactionCommands {
     orgId: string,
     body: { transactionRef: string; reason: { category: DeclineCategory; description: string } },
     idem?: IdempotencyKey,
+    by?: Actor,
   ) {
     const reason = { category: body.reason.category, description: body.reason.description };
     return this.idempotency.run(orgId, idem, async (tx) => {
@@ -79,6 +86,7 @@ export class TransactionCommands {
         { actorId: orgId, actor: t.beneficiaryDid ?? orgId, sealedReason },
         { sealedReason },
       );
+      await auditPerson(tx, by, 'transaction.declined', t.ref, orgId);
       if (t.flow === 'TRP_IN') {
         // The originator is a TRP peer: it hears of the decline as TRP's rejection.
         await enqueue(tx, [trp('trp-resolution', t.ref, { transactionRef: t.ref, decision: 'rejected' })]);
@@ -100,7 +108,12 @@ export class TransactionCommands {
     });
   }
 
-  shareTxHash(orgId: string, body: { transactionRef: string; txHash: string }, idem?: IdempotencyKey) {
+  shareTxHash(
+    orgId: string,
+    body: { transactionRef: string; txHash: string },
+    idem?: IdempotencyKey,
+    by?: Actor,
+  ) {
     return this.idempotency.run(orgId, idem, async (tx) => {
       const t = await lockAsParty(tx, orgId, body.transactionRef);
       if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may set txHash.');
@@ -110,7 +123,7 @@ export class TransactionCommands {
       if (t.txHash !== null || !(await store.setTxHash(tx, t.ref, body.txHash))) {
         throw new AppError('ALREADY_EXISTS', 'A different txHash is already set for this transaction.');
       }
-      await auditTxHash(tx, orgId, t.ref);
+      await auditTxHash(tx, orgId, t.ref, by);
       if (t.flow === 'TRP_OUT') {
         // The beneficiary is a TRP peer: it hears of the hash as TRP's confirmation, once it approved
         // (before that, the approval's handling sends it).
@@ -128,11 +141,12 @@ export class TransactionCommands {
 }
 
 /** By the originator, after initiation: through confirm or the tx-hash command. */
-async function auditTxHash(tx: Queryable, orgId: string, ref: string): Promise<void> {
+async function auditTxHash(tx: Queryable, orgId: string, ref: string, by?: Actor): Promise<void> {
   await recordAudit(tx, {
-    actor: `org:${orgId}`,
+    actor: by ?? `org:${orgId}`,
     action: 'transaction.tx_hash_set',
     subjectType: 'transaction',
     subjectId: ref,
+    ...(by ? { details: { organizationId: orgId } } : {}),
   });
 }

@@ -5,6 +5,7 @@
  * history row and its messages; messages not sent yet of a transaction that ends are withdrawn.
  */
 
+import type { Actor } from '../audit/store.js';
 import type { SealingKeys } from '../crypto/envelope.js';
 import type { Queryable } from '../db/database.js';
 import { email, type OutboxMessage, trp, webhook } from '../deliveries/events.js';
@@ -12,7 +13,7 @@ import { enqueue, withdraw } from '../deliveries/outbox.js';
 import { findOrganization } from '../directory/store.js';
 import { AppError, notFound } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
-import { hasEndpoint, move, next } from './moves.js';
+import { auditPerson, hasEndpoint, move, next } from './moves.js';
 import { lockAsParty } from './party.js';
 import { sealReason } from './reasons.js';
 import { FINAL_STATES, type State } from './state-machine.js';
@@ -28,7 +29,12 @@ export class Lifecycle {
   ) {}
 
   /** The originator calls a transfer off, before a hash was shared (SPEC §11). */
-  cancel(orgId: string, body: { transactionRef: string; reason?: string }, idem?: IdempotencyKey) {
+  cancel(
+    orgId: string,
+    body: { transactionRef: string; reason?: string },
+    idem?: IdempotencyKey,
+    by?: Actor,
+  ) {
     return this.idempotency.run(orgId, idem, async (tx) => {
       const t = await lockAsParty(tx, orgId, body.transactionRef);
       if (orgId !== t.originatorId) throw new AppError('FORBIDDEN', 'Only the originator may cancel.');
@@ -42,6 +48,7 @@ export class Lifecycle {
       const sealedReason =
         body.reason === undefined ? undefined : sealReason(this.masterKey, t.ref, body.reason);
       await move(tx, t, to, { actorId: orgId, actor: t.originatorDid, sealedReason }, { sealedReason });
+      await auditPerson(tx, by, 'transaction.cancelled', t.ref, orgId);
       await withdraw(tx, t.ref);
       await enqueue(tx, await this.tellOfEnd(tx, t, 'cancelled'));
       return { transactionRef: t.ref, status: 'CANCELLED' as const, protocol: t.protocol };

@@ -3,6 +3,7 @@
  * still in the state it was read in (a conditional update: of two racing commands exactly one
  * wins), append the history row; and the rule that events go only to organizations with an endpoint.
  */
+import { type Actor, recordAudit } from '../audit/store.js';
 import type { Queryable } from '../db/database.js';
 import { findOrganization } from '../directory/store.js';
 import { AppError } from '../http/errors.js';
@@ -64,4 +65,26 @@ export async function notifiedFirst(
 /** Events go only to an organization with a travelEndpoint at that moment (SPEC §8). */
 export async function hasEndpoint(q: Queryable, orgId: string | null): Promise<boolean> {
   return orgId !== null && Boolean((await findOrganization(q, orgId))?.travelEndpoint);
+}
+
+/**
+ * A person's action on a transaction (SPEC §17): audited as `user:<id>` with the organization it
+ * acted for, in the command's own database transaction. A key's actions are the organization's and
+ * are told by the transaction's history, so `by` is undefined for them and nothing is written.
+ */
+export async function auditPerson(
+  tx: Queryable,
+  by: Actor | undefined,
+  action: string,
+  ref: string,
+  organizationId: string,
+): Promise<void> {
+  if (by === undefined) return;
+  await recordAudit(tx, {
+    actor: by,
+    action,
+    subjectType: 'transaction',
+    subjectId: ref,
+    details: { organizationId },
+  });
 }

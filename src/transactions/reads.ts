@@ -2,7 +2,7 @@
  * Reads of transactions (SPEC §6): one with its history, lists, and the personal data. Only the
  * audited `/pii` read and the delivery worker ever decrypt `pii`; every other read leaves it sealed.
  */
-import { recordAudit } from '../audit/store.js';
+import { type Actor, recordAudit } from '../audit/store.js';
 import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { deliverySummaries, NOT_APPLICABLE, type Summary } from '../deliveries/summary.js';
@@ -24,9 +24,15 @@ import * as store from './store.js';
 const DEFAULT_PAGE = 50;
 
 /** Who read personal data, for the audit: the key and its scope, the request and its client address. */
+/** Who read, for the audit row: a key (its id, scope, label and owner) or a signed-in person (`actor`). */
 export interface PiiReader {
-  keyId: string;
-  scope: string;
+  /** `user:<id>` when a person read; the organization (`org:<id>`) otherwise. */
+  actor?: Actor;
+  keyId?: string;
+  scope?: string;
+  keyLabel?: string;
+  keyOwner?: string;
+  organizationId?: string;
   requestId: string;
   clientAddress: string;
 }
@@ -106,15 +112,16 @@ export class TransactionReads {
           `The beneficiary may read the personal data once CONFIRMED; it is ${t.status}.`,
         );
       }
+      const { actor, ...about } = reader ?? {};
       await recordAudit(tx, {
-        actor: `org:${orgId}`,
+        actor: actor ?? `org:${orgId}`,
         action: 'transaction.pii_read',
         subjectType: 'transaction',
         subjectId: t.ref,
         details: {
           role: orgId === t.originatorId ? 'originator' : 'beneficiary',
           ivms101Version: wanted,
-          ...reader,
+          ...about,
         },
       });
       // The stored ref, not the one in the path: a UUID matches in either case, but the sealed

@@ -1,6 +1,6 @@
 /** Transaction routes: parse, authorize by key, call the service, shape the answer. */
 import type { FastifyRequest } from 'fastify';
-import { callerOf, orgOf } from '../http/auth.js';
+import { auditIdentity, callerOf, orgOf, userActorOf } from '../http/auth.js';
 import { validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
@@ -90,7 +90,8 @@ export function transactionRoutes(
         response: { 200: ConfirmResponse, ...problems(400, 403, 404, 409, 415) },
       },
     },
-    (request) => transactions.confirm(orgOf(request), request.body, idempotency(request)),
+    (request) =>
+      transactions.confirm(orgOf(request), request.body, idempotency(request), userActorOf(request)),
   );
 
   app.post(
@@ -111,7 +112,7 @@ export function transactionRoutes(
       const schemaProblems = request.validationError ? fieldProblems(request.validationError) : [];
       const all = validateDecline(request.body, schemaProblems);
       if (all.length > 0) throw validationFailed(all);
-      return transactions.decline(orgId, request.body, idempotency(request));
+      return transactions.decline(orgId, request.body, idempotency(request), userActorOf(request));
     },
   );
 
@@ -130,7 +131,8 @@ export function transactionRoutes(
         response: { 200: CancelResponse, ...problems(400, 403, 404, 409, 415) },
       },
     },
-    (request) => transactions.cancel(orgOf(request), request.body, idempotency(request)),
+    (request) =>
+      transactions.cancel(orgOf(request), request.body, idempotency(request), userActorOf(request)),
   );
 
   app.post(
@@ -148,7 +150,8 @@ export function transactionRoutes(
         response: { 200: ApproveResponse, ...problems(400, 403, 404, 409, 415) },
       },
     },
-    (request) => transactions.approve(orgOf(request), request.body, idempotency(request)),
+    (request) =>
+      transactions.approve(orgOf(request), request.body, idempotency(request), userActorOf(request)),
   );
 
   app.post(
@@ -162,7 +165,8 @@ export function transactionRoutes(
         response: { 200: TxHashResponse, ...problems(400, 403, 404, 409, 415) },
       },
     },
-    (request) => transactions.shareTxHash(orgOf(request), request.body, idempotency(request)),
+    (request) =>
+      transactions.shareTxHash(orgOf(request), request.body, idempotency(request), userActorOf(request)),
   );
 
   app.get(
@@ -207,14 +211,13 @@ export function transactionRoutes(
       },
     },
     (request) => {
-      const { organizationId, keyId, scope } = callerOf(request);
+      const { organizationId } = callerOf(request);
       return transactions.readPiiAsParty(
         organizationId,
         request.params.transactionRef,
         request.query.version,
         {
-          keyId,
-          scope,
+          ...auditIdentity(request),
           requestId: request.id,
           clientAddress: request.ip,
         },

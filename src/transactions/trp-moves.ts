@@ -6,13 +6,14 @@
  * moves from is left as it is.
  */
 
+import type { Actor } from '../audit/store.js';
 import type { SealingKeys } from '../crypto/envelope.js';
 import type { Queryable } from '../db/database.js';
 import { type OutboxMessage, trp, webhook } from '../deliveries/events.js';
 import { enqueue, withdraw } from '../deliveries/outbox.js';
 import { AppError, notFound } from '../http/errors.js';
 import type { Idempotency, IdempotencyKey } from '../idempotency/index.js';
-import { hasEndpoint, move, next, notifiedFirst, toldByAnswer } from './moves.js';
+import { auditPerson, hasEndpoint, move, next, notifiedFirst, toldByAnswer } from './moves.js';
 import { lockAsParty } from './party.js';
 import { sealReason } from './reasons.js';
 import { transition } from './state-machine.js';
@@ -89,7 +90,12 @@ export class TrpMoves {
   }
 
   /** The member approves an inbound TRP transfer with the address to pay (SPEC §16). */
-  approve(orgId: string, body: { transactionRef: string; address: string }, idem?: IdempotencyKey) {
+  approve(
+    orgId: string,
+    body: { transactionRef: string; address: string },
+    idem?: IdempotencyKey,
+    by?: Actor,
+  ) {
     return this.idempotency.run(orgId, idem, async (tx) => {
       const locked = await lockAsParty(tx, orgId, body.transactionRef);
       if (orgId !== locked.beneficiaryId)
@@ -98,6 +104,7 @@ export class TrpMoves {
       const to = next(t, 'approve');
       const actor = t.beneficiaryDid ?? orgId;
       await move(tx, t, to, { actorId: orgId, actor }, { destination: body.address });
+      await auditPerson(tx, by, 'transaction.approved', t.ref, orgId);
       await enqueue(tx, [trp('trp-resolution', t.ref, { transactionRef: t.ref, decision: 'approved' })]);
       return {
         transactionRef: t.ref,

@@ -30,6 +30,8 @@ eachBackend('self-service keys and webhook secret', (hub) => {
       'createdAt',
       'current',
       'keyId',
+      'label',
+      'owner',
       'prefix',
       'revokedAt',
       'scope',

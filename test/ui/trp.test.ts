@@ -467,7 +467,10 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     await failed.getByRole('link', { name: /^transaction / }).click();
     const box = page.getByRole('region', { name: 'Delivery', exact: true });
     await box.locator('.badge').getByText('Failed', { exact: true }).waitFor();
-    await box.locator('dd').getByText(/server error \(HTTP 5xx\)/).waitFor();
+    await box
+      .locator('dd')
+      .getByText(/server error \(HTTP 5xx\)/)
+      .waitFor();
     await page.goBack();
     await page.getByRole('heading', { name: 'Delivery health' }).waitFor();
 

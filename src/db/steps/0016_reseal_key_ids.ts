@@ -5,6 +5,7 @@
  */
 import { KeyRing } from '../../crypto/envelope.js';
 import { rekey } from '../../keys/rekey.js';
+import { SEALED_COLUMNS } from '../../keys/sealed.js';
 import type { Queryable } from '../database.js';
 
 export async function addKeyIds(
@@ -26,5 +27,7 @@ export async function addKeyIds(
     keys: KeyRing.of(masterKey, previous),
     scope: 'legacy',
     batchSize: 500,
+    // Only the tables of migrations up to 0016: later ones (users, 0019) do not exist yet here.
+    columns: SEALED_COLUMNS.filter((c) => c.table !== 'users'),
   });
 }

@@ -1,0 +1,116 @@
+/** SQL of sessions and of the per-address sign-in throttle (see sessions.ts for the rules). */
+import type { Queryable } from '../db/database.js';
+import { toBuffer } from '../db/database.js';
+import type { Role } from './roles.js';
+
+export async function insertSession(
+  q: Queryable,
+  s: { idHash: Buffer; userId: string; csrfHash: Buffer; maxMs: number },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO user_sessions (id_hash, user_id, csrf_hash, expires_at)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
+    [s.idHash, s.userId, s.csrfHash, s.maxMs / 1000],
+  );
+}
+
+export interface LiveSession {
+  userId: string;
+  organizationId: string | null;
+  role: Role;
+  csrfHash: Buffer;
+  totpEnabled: boolean;
+  requireTotp: boolean;
+}
+
+/**
+ * The live session with this id hash, its idle clock restarted; undefined when there is none:
+ * signed out, its user removed, past its absolute end, or idle for `idleMs` or longer.
+ */
+export async function touchSession(
+  q: Queryable,
+  idHash: Buffer,
+  idleMs: number,
+): Promise<LiveSession | undefined> {
+  const rows = await q.query<{
+    csrf_hash: unknown;
+    user_id: string;
+    organization_id: string | null;
+    role: Role;
+    totp_enabled_at: unknown;
+    require_totp: boolean | null;
+  }>(
+    `WITH s AS (
+       UPDATE user_sessions SET last_seen_at = now()
+        WHERE id_hash = $1 AND ended_at IS NULL AND expires_at > now()
+          AND last_seen_at > now() - make_interval(secs => $2)
+        RETURNING user_id, csrf_hash)
+     SELECT s.csrf_hash, u.id AS user_id, u.organization_id, u.role, u.totp_enabled_at, p.require_totp
+       FROM s JOIN users u ON u.id = s.user_id AND u.removed_at IS NULL
+       LEFT JOIN people_policies p ON p.organization_id = u.organization_id`,
+    [idHash, idleMs / 1000],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      userId: r.user_id,
+      organizationId: r.organization_id ?? null,
+      role: r.role,
+      csrfHash: toBuffer(r.csrf_hash),
+      totpEnabled: r.totp_enabled_at != null,
+      requireTotp: r.require_totp === true,
+    }
+  );
+}
+
+export async function endSession(q: Queryable, idHash: Buffer): Promise<void> {
+  await q.query('UPDATE user_sessions SET ended_at = now() WHERE id_hash = $1 AND ended_at IS NULL', [
+    idHash,
+  ]);
+}
+
+/** Seconds the address must still wait, 0 when it may try. */
+export async function throttleWait(q: Queryable, emailHash: Buffer): Promise<number> {
+  const rows = await q.query<{ wait: number | string | null }>(
+    `SELECT EXTRACT(EPOCH FROM (blocked_until - now())) AS wait FROM sign_in_throttle
+      WHERE email_hash = $1 AND blocked_until > now()`,
+    [emailHash],
+  );
+  const wait = rows[0]?.wait;
+  return wait == null ? 0 : Math.max(0, Number(wait));
+}
+
+/**
+ * Counts a failure for the address: the count starts again after `quietMs` without failures;
+ * from the `free`-th failure on, the address is blocked for 1 s, doubling per failure, at most `capMs`.
+ */
+export async function recordFailure(
+  q: Queryable,
+  emailHash: Buffer,
+  policy: { free: number; quietMs: number; capMs: number },
+): Promise<void> {
+  const rows = await q.query<{ failures: number }>(
+    `INSERT INTO sign_in_throttle (email_hash, failures, last_failure_at) VALUES ($1, 1, now())
+     ON CONFLICT (email_hash) DO UPDATE SET
+       failures = CASE WHEN sign_in_throttle.last_failure_at < now() - make_interval(secs => $2) THEN 1
+                       ELSE sign_in_throttle.failures + 1 END,
+       last_failure_at = now()
+     RETURNING failures`,
+    [emailHash, policy.quietMs / 1000],
+  );
+  const failures = Number(rows[0]!.failures);
+  if (failures < policy.free) return;
+  const delayMs = Math.min(policy.capMs, 1000 * 2 ** Math.min(30, failures - policy.free));
+  await q.query(
+    'UPDATE sign_in_throttle SET blocked_until = now() + make_interval(secs => $2) WHERE email_hash = $1',
+    [emailHash, delayMs / 1000],
+  );
+}
+
+/** A success: the address starts afresh; entries quiet for a day are dropped. */
+export async function clearFailures(q: Queryable, emailHash: Buffer): Promise<void> {
+  await q.query(
+    `DELETE FROM sign_in_throttle WHERE email_hash = $1 OR last_failure_at < now() - interval '1 day'`,
+    [emailHash],
+  );
+}

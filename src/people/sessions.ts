@@ -1,0 +1,155 @@
+/**
+ * Sign-in and browser sessions (SPEC §17).
+ *
+ * - A session id and its CSRF token are 256-bit random values; the database keeps only their
+ *   SHA-256. The id travels only in an HttpOnly, SameSite=Strict cookie (cookies.ts); the CSRF
+ *   token is given once, in the sign-in answer, and must come back in `x-csrf-token` with every
+ *   unsafe method a cookie authenticates (auth.ts checks it before the body is even parsed).
+ * - A session ends at sign-out, when its user is removed, after HUB_SESSION_IDLE without a request,
+ *   and HUB_SESSION_MAX after sign-in, whichever comes first; the database's clock decides.
+ * - Every failed sign-in gets the same 401 and takes the same work: an unknown e-mail still runs a
+ *   password hash, and a wrong second factor is only looked at after a right password.
+ * - Failures count per client address (in this process, a window) and per e-mail address (in the
+ *   database, whether or not an account has it, so the throttle reveals nothing): past a few, each
+ *   failure blocks that e-mail for a delay that doubles up to a cap, and a success or a quiet spell
+ *   starts the count again. Nobody can lock an account for good: a block always ends within the cap.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { recordAudit } from '../audit/store.js';
+import { openPii, type SealingKeys } from '../crypto/envelope.js';
+import type { Database } from '../db/database.js';
+import { AppError } from '../http/errors.js';
+import { verifyNothing, verifyPassword } from './passwords.js';
+import { recoveryCodeHash, totpContext } from './secrets.js';
+import * as sessions from './session-store.js';
+import * as store from './store.js';
+import { verifyTotp } from './totp.js';
+
+/** The per-e-mail throttle: free failures, the quiet spell that resets the count, the longest block. */
+export const THROTTLE = { free: 5, quietMs: 15 * 60_000, capMs: 15 * 60_000 } as const;
+/** Failed sign-ins one client address may make per window before it is answered 429. */
+export const ADDRESS_FAILURES = { max: 30, windowMs: 5 * 60_000 } as const;
+
+const hash = (value: string) => createHash('sha256').update(value).digest();
+
+const refused = () =>
+  new AppError('UNAUTHENTICATED', 'The e-mail address, the password or the second factor is not right.');
+
+const tooMany = (seconds: number) =>
+  new AppError('RATE_LIMITED', 'Too many failed sign-ins; wait before trying again.', undefined, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(seconds))) },
+  });
+
+/** A session as the authentication hook sees it. */
+export interface SessionAuth extends sessions.LiveSession {
+  sessionHash: Buffer;
+}
+
+export class SessionService {
+  private addressFailures = new Map<string, number>();
+  private windowStart = 0;
+
+  constructor(
+    private readonly db: Database,
+    private readonly keys: SealingKeys,
+    private readonly limits: { idleMs: number; maxMs: number },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async signIn(
+    input: { email: string; password: string; totp?: string },
+    clientAddress: string,
+  ): Promise<{ user: store.UserRecord; sessionId: string; csrfToken: string }> {
+    if (this.addressBlocked(clientAddress)) throw tooMany(ADDRESS_FAILURES.windowMs / 1000);
+    const emailHash = hash(store.emailKey(input.email));
+    const wait = await sessions.throttleWait(this.db, emailHash);
+    if (wait > 0) throw tooMany(wait);
+    const user = await store.findActiveUserByEmail(this.db, input.email);
+    const passwordOk = user
+      ? await verifyPassword(input.password, user.passwordHash)
+      : await verifyNothing(input.password);
+    const ok = user !== undefined && passwordOk && (await this.secondFactor(user, input.totp));
+    if (!ok) {
+      this.addressFailed(clientAddress);
+      await sessions.recordFailure(this.db, emailHash, THROTTLE);
+      throw refused();
+    }
+    const sessionId = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(32).toString('base64url');
+    await this.db.transaction(async (tx) => {
+      await sessions.clearFailures(tx, emailHash);
+      await sessions.insertSession(tx, {
+        idHash: hash(sessionId),
+        userId: user.id,
+        csrfHash: hash(csrfToken),
+        maxMs: this.limits.maxMs,
+      });
+      await recordAudit(tx, {
+        actor: `user:${user.id}`,
+        action: 'session.created',
+        subjectType: 'user',
+        subjectId: user.id,
+        details: { organizationId: user.organizationId, clientAddress, secondFactor: user.totpEnabled },
+      });
+    });
+    return { user: store.publicUser(user), sessionId, csrfToken };
+  }
+
+  /** Without TOTP on, nothing more is asked; with it, a current code or an unused recovery code. */
+  private async secondFactor(user: store.UserSecrets, given: string | undefined): Promise<boolean> {
+    if (!user.totpEnabled || user.sealedTotp === null) return true;
+    if (given === undefined) return false;
+    const code = given.replace(/\s/g, '');
+    if (/^\d{6}$/.test(code)) {
+      const secret = openPii(this.keys, totpContext(user.id), user.sealedTotp);
+      const step = verifyTotp(secret, code, this.now(), user.totpLastStep);
+      return step !== undefined && (await store.acceptTotpStep(this.db, user.id, step));
+    }
+    return store.useRecoveryCode(this.db, user.id, recoveryCodeHash(code));
+  }
+
+  /** The live session of a cookie's id, its idle clock restarted; undefined when it has ended. */
+  async authenticate(sessionId: string): Promise<SessionAuth | undefined> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
+    const sessionHash = hash(sessionId);
+    const live = await sessions.touchSession(this.db, sessionHash, this.limits.idleMs);
+    return live && { ...live, sessionHash };
+  }
+
+  /** Whether the header carries the session's CSRF token (compared in constant time). */
+  csrfMatches(session: { csrfHash: Buffer }, header: unknown): boolean {
+    if (typeof header !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(header)) return false;
+    return timingSafeEqual(hash(header), session.csrfHash);
+  }
+
+  async signOut(sessionHash: Buffer, userId: string, organizationId: string | null): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await sessions.endSession(tx, sessionHash);
+      await recordAudit(tx, {
+        actor: `user:${userId}`,
+        action: 'session.ended',
+        subjectType: 'user',
+        subjectId: userId,
+        details: { organizationId },
+      });
+    });
+  }
+
+  private addressBlocked(address: string): boolean {
+    this.rollWindow();
+    return (this.addressFailures.get(address) ?? 0) >= ADDRESS_FAILURES.max;
+  }
+
+  private addressFailed(address: string): void {
+    this.rollWindow();
+    this.addressFailures.set(address, (this.addressFailures.get(address) ?? 0) + 1);
+  }
+
+  private rollWindow(): void {
+    const now = this.now();
+    if (now - this.windowStart >= ADDRESS_FAILURES.windowMs || this.addressFailures.size > 10_000) {
+      this.addressFailures = new Map();
+      this.windowStart = now;
+    }
+  }
+}
