@@ -5219,7 +5219,76 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The signed-in person and the session’s CSRF token, for a new tab (the session’s cookie only)
+         * @description Answers what the sign-in answered, from the cookie alone, so every tab of the browser can work with one session. Only a page of the hub’s own origin can read the answer: no other origin gets CORS.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Send it as `x-csrf-token` with every POST, PUT, PATCH and DELETE of this session. */
+                            csrfToken: string;
+                            /** @description The organization requires a second factor and the account has none: enrol it first. */
+                            totpRequired: boolean;
+                            user: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description null for an operator user. */
+                                organizationId: string | null;
+                                /** @enum {string} */
+                                role: "viewer" | "analyst" | "admin";
+                                /** @description Whether the account signs in with a second factor. */
+                                totpEnabled: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         /** Sign out: the session ends and its cookie is cleared */

@@ -71,8 +71,11 @@ export async function dashboardRoutes(app: HubApp, dir = DASHBOARD_DIR) {
   });
 }
 
-/** Public pages opened from e-mailed links: a NOTIFY claim link, an approved applicant's credentials. */
-const LINK_PAGES = ['/claim/:token', '/credentials/:token'];
+/**
+ * Public pages opened from e-mailed links: a NOTIFY claim link, an approved applicant's
+ * credentials, a person's invitation (SPEC §17).
+ */
+const LINK_PAGES = ['/claim/:token', '/credentials/:token', '/invitation/:token'];
 
 /** A policy as a Content-Security-Policy header value. */
 export function cspHeader(directives: Record<string, string[]>): string {

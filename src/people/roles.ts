@@ -47,6 +47,7 @@ export const ROUTE_NEEDS: Record<string, Need> = {
   'GET /v1/users/me': 'self',
   'POST /v1/users/me/totp': 'self',
   'POST /v1/users/me/totp/confirm': 'self',
+  'GET /v1/sessions/current': 'self',
   'DELETE /v1/sessions/current': 'self',
   'GET /v1/admin/users': 'admin',
   'POST /v1/admin/users/invitations': 'admin',

@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { actorOf, orgOf, userOf } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
 import { type HubApp, problems } from '../http/types.js';
-import { clearedSessionCookie, sessionCookie } from './cookies.js';
+import { clearedSessionCookie, readSessionCookie, sessionCookie } from './cookies.js';
 import {
   Accept,
   ChangeOperatorRole,
@@ -30,7 +30,7 @@ import {
   UserParams,
 } from './schemas.js';
 import type { PeopleService, Team } from './service.js';
-import type { SessionService } from './sessions.js';
+import { csrfTokenOf, type SessionService } from './sessions.js';
 
 type Failed = (request: FastifyRequest) => AppError | undefined;
 
@@ -242,6 +242,30 @@ export function peopleRoutes(
         csrfToken: signed.csrfToken,
         totpRequired: totpRequired && !signed.user.totpEnabled,
       };
+    },
+  );
+
+  app.get(
+    '/v1/sessions/current',
+    {
+      schema: {
+        tags,
+        summary:
+          'The signed-in person and the session’s CSRF token, for a new tab (the session’s cookie only)',
+        description:
+          'Answers what the sign-in answered, from the cookie alone, so every tab of the browser can work ' +
+          'with one session. Only a page of the hub’s own origin can read the answer: no other origin gets CORS.',
+        response: { 200: SignedIn, ...problems() },
+      },
+    },
+    async (request, reply) => {
+      const { team, userId } = me(request);
+      // The hook authenticated this cookie: the session id is there, and the token is its HMAC.
+      const sessionId = readSessionCookie(request.headers.cookie);
+      if (sessionId === undefined) throw new AppError('FORBIDDEN', 'This route needs the session cookie.');
+      reply.header('cache-control', 'no-store');
+      const { user, totpRequired } = await people.me(team, userId);
+      return { user, csrfToken: csrfTokenOf(sessionId), totpRequired: totpRequired && !user.totpEnabled };
     },
   );
 

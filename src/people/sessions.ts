@@ -1,10 +1,13 @@
 /**
  * Sign-in and browser sessions (SPEC §17).
  *
- * - A session id and its CSRF token are 256-bit random values; the database keeps only their
- *   SHA-256. The id travels only in an HttpOnly, SameSite=Strict cookie (cookies.ts); the CSRF
- *   token is given once, in the sign-in answer, and must come back in `x-csrf-token` with every
- *   unsafe method a cookie authenticates (auth.ts checks it before the body is even parsed).
+ * - A session id is a 256-bit random value; its CSRF token is HMAC-SHA256 keyed by the id, so the
+ *   session's own cookie can ask for it again (GET /v1/sessions/current: a new tab needs it) while
+ *   the token reveals nothing of the id. The database keeps only the SHA-256 of each. The id
+ *   travels only in an HttpOnly, SameSite=Strict cookie (cookies.ts); the token goes to the page in
+ *   the sign-in answer and to same-origin reads of the current session (no other origin can read
+ *   those answers), and must come back in `x-csrf-token` with every unsafe method a cookie
+ *   authenticates (auth.ts checks it before the body is even parsed).
  * - A session ends at sign-out, when its user is removed, after HUB_SESSION_IDLE without a request,
  *   and HUB_SESSION_MAX after sign-in, whichever comes first; the database's clock decides.
  * - Every failed sign-in gets the same 401 and takes the same work: an unknown e-mail still runs a
@@ -14,7 +17,7 @@
  *   failure blocks that e-mail for a delay that doubles up to a cap, and a success or a quiet spell
  *   starts the count again. Nobody can lock an account for good: a block always ends within the cap.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database } from '../db/database.js';
@@ -31,6 +34,10 @@ export const THROTTLE = { free: 5, quietMs: 15 * 60_000, capMs: 15 * 60_000 } as
 export const ADDRESS_FAILURES = { max: 30, windowMs: 5 * 60_000 } as const;
 
 const hash = (value: string) => createHash('sha256').update(value).digest();
+
+/** A session's CSRF token: fixed for the session, computable only from its (secret) id. */
+export const csrfTokenOf = (sessionId: string) =>
+  createHmac('sha256', sessionId).update('trh/csrf-token').digest('base64url');
 
 const refused = () =>
   new AppError('UNAUTHENTICATED', 'The e-mail address, the password or the second factor is not right.');
@@ -75,7 +82,7 @@ export class SessionService {
       throw refused();
     }
     const sessionId = randomBytes(32).toString('base64url');
-    const csrfToken = randomBytes(32).toString('base64url');
+    const csrfToken = csrfTokenOf(sessionId);
     await this.db.transaction(async (tx) => {
       await sessions.clearFailures(tx, emailHash);
       await sessions.insertSession(tx, {

@@ -101,6 +101,32 @@ eachBackend(
       assert.equal(wrong.status, 403, 'CSRF before validation');
     });
 
+    it('gives a new tab the session’s CSRF token from the cookie alone, never to a key or without the cookie', async () => {
+      const current = await as(hub(), admin, 'GET', '/v1/sessions/current', undefined, { csrf: false });
+      assert.equal(current.status, 200, current.text);
+      assert.equal(current.body.csrfToken, admin.csrf, 'the token the sign-in answered');
+      assert.equal(current.body.user.id, adminId);
+      assert.equal(current.body.totpRequired, false);
+      assert.equal(current.headers.get('cache-control'), 'no-store');
+      // The token it hands out works for an unsafe request, like the sign-in's.
+      const policy = await as(hub(), { ...admin, csrf: current.body.csrfToken }, 'PUT', '/v1/users/policy', {
+        requireTotp: false,
+      });
+      assert.equal(policy.status, 200, policy.text);
+      // Each session has its own token, none of them the session id.
+      const other = (await signIn(hub(), adminEmail)).session!;
+      assert.notEqual(other.csrf, admin.csrf);
+      assert.ok(!admin.cookie.includes(admin.csrf));
+      const crossed = await as(hub(), { ...admin, csrf: other.csrf }, 'PUT', '/v1/users/policy', {
+        requireTotp: false,
+      });
+      assert.equal(crossed.status, 403, 'another session’s token is refused');
+      assert.equal((await as(hub(), other, 'DELETE', '/v1/sessions/current')).status, 204);
+      assert.equal((await hub().request('GET', '/v1/sessions/current')).status, 401, 'no cookie');
+      const byKey = await hub().request('GET', '/v1/sessions/current', { key: org.apiKey });
+      assert.equal(byKey.status, 403, 'a key has no session');
+    });
+
     it('enrols TOTP, signs out, and signs in again only with a code (each code once) or a recovery code', async () => {
       const started = await as(hub(), admin, 'POST', '/v1/users/me/totp');
       assert.equal(started.status, 200, started.text);

@@ -1,7 +1,11 @@
 /**
  * The dashboard's only way to the hub: the typed client generated from the hub's OpenAPI
- * document (src/client), on this origin. The API key lives in session storage (this tab
- * only, gone when it closes or on sign-out) and travels only in the x-api-key header.
+ * document (src/client), on this origin. A person's session is the hub's HttpOnly cookie, which
+ * the browser sends by itself to this origin; the session's CSRF token stays in this page's
+ * memory (never in storage: a new tab asks the hub for it again with the cookie) and travels only
+ * in the x-csrf-token header of unsafe requests. An API key (the first admin, automation) lives in
+ * session storage (this tab only, gone when it closes or on sign-out) and travels only in the
+ * x-api-key header.
  * The pages that e-mailed links open (claim, credentials) use the same typed paths without a
  * key (`publicClient`), or with a key typed in for one request and never stored.
  */
@@ -35,6 +39,20 @@ export function forgetKey(): void {
 
 export function clientFor(apiKey: string): HubClient {
   return createHubClient({ baseUrl: window.location.origin, apiKey });
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** A signed-in person's client: the cookie goes by itself (same origin), the CSRF token with unsafe methods. */
+export function sessionClient(csrfToken: string): HubClient {
+  const client = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
+  client.use({
+    onRequest({ request }) {
+      if (!SAFE_METHODS.has(request.method)) request.headers.set('x-csrf-token', csrfToken);
+      return request;
+    },
+  });
+  return client;
 }
 
 /** For the public routes (a link's token is their credential): no x-api-key header at all. */
@@ -99,6 +117,14 @@ export type ChainStatus = GetOf<'/v1/audit/status'>;
 export type VerifyResult = GetOf<'/v1/admin/audit/verify'>;
 /** A member's travel address for TRP inquiries (SPEC §16). */
 export type TravelAddress = PostOf<'/v1/travel-addresses'>;
+
+/** A signed-in person (SPEC §17), and what signing in (or a new tab) learns of the session. */
+export type Person = GetOf<'/v1/sessions/current'>['user'];
+export type CurrentSession = GetOf<'/v1/sessions/current'>;
+export type PersonRole = Person['role'];
+export type TeamList = GetOf<'/v1/users'>;
+export type TeamInvitation = TeamList['invitations'][number];
+export type TotpEnrolment = PostOf<'/v1/users/me/totp'>;
 
 /** The caller's side of a transaction. */
 export type Role = 'originator' | 'beneficiary';

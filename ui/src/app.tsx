@@ -10,12 +10,27 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { forgetKey, storedKey, storeKey } from './api.js';
 import { focusPolicy } from './hooks.js';
-import { linkPage, useRoute } from './router.js';
-import { AnnounceContext, type Session, SessionContext, signIn, UpdateMeContext } from './session.js';
+import { linkPage, navigate, useRoute } from './router.js';
+import {
+  AnnounceContext,
+  accessLabel,
+  currentSession,
+  type May,
+  mayOpen,
+  RefreshSessionContext,
+  type Session,
+  SessionContext,
+  signInAsPerson,
+  signInWithKey,
+  signOutAtHub,
+  UpdateMeContext,
+} from './session.js';
+import { MyAccount } from './views/account.js';
 import { AuditTrail } from './views/audit.js';
 import { ClaimPage } from './views/claim.js';
 import { CredentialsPage } from './views/credentials.js';
 import { DeliveryHealth } from './views/deliveries.js';
+import { InvitationPage } from './views/invitation.js';
 import { Ivms101Check } from './views/ivms101-check.js';
 import {
   OperatorApplications,
@@ -28,9 +43,10 @@ import { OperatorOrganization } from './views/operator-organization.js';
 import { OperatorOrganizations } from './views/operator-organizations.js';
 import { OperatorOverview } from './views/operator-overview.js';
 import { OperatorTrpPeers } from './views/operator-trp-peers.js';
+import { PeoplePage } from './views/people.js';
 import { RulesPage } from './views/rules.js';
 import { Settings } from './views/settings.js';
-import { SignIn } from './views/sign-in.js';
+import { SignIn, type SignInRequest } from './views/sign-in.js';
 import { TransactionPage } from './views/transaction.js';
 import { TransactionList } from './views/transactions.js';
 import { TravelAddresses } from './views/travel-addresses.js';
@@ -38,6 +54,10 @@ import { TravelAddresses } from './views/travel-addresses.js';
 interface NavItem {
   route: string;
   label: string;
+  /** What a person's role needs for the page (keys see every page of their kind). */
+  needs?: May;
+  /** Only for a signed-in person (their own account). */
+  person?: true;
 }
 
 const ORG_NAV: NavItem[] = [
@@ -48,7 +68,9 @@ const ORG_NAV: NavItem[] = [
   { route: 'deliveries', label: 'Delivery health' },
   { route: 'ivms101', label: 'IVMS101 check' },
   { route: 'audit', label: 'Audit trail' },
-  { route: 'settings', label: 'Settings' },
+  { route: 'settings', label: 'Settings', needs: 'admin' },
+  { route: 'people', label: 'People', needs: 'admin' },
+  { route: 'account', label: 'My account', person: true },
 ];
 
 const OPERATOR_NAV: NavItem[] = [
@@ -60,7 +82,20 @@ const OPERATOR_NAV: NavItem[] = [
   { route: 'ivms101', label: 'IVMS101 check' },
   { route: 'trp-peers', label: 'TRP peers' },
   { route: 'audit', label: 'Audit trail' },
+  { route: 'people', label: 'People', needs: 'admin' },
+  { route: 'account', label: 'My account', person: true },
 ];
+
+/** What a person who must enrol a second factor sees: nothing else works until then. */
+const ENROL_NAV: NavItem[] = [{ route: 'account', label: 'My account' }];
+
+/** The pages of the session's kind that it may open. */
+function navOf(session: Session): NavItem[] {
+  if (session.kind === 'enrol') return ENROL_NAV;
+  return (session.kind === 'operator' ? OPERATOR_NAV : ORG_NAV).filter(
+    (item) => (!item.person || session.person !== null) && (!item.needs || mayOpen(session, item.needs)),
+  );
+}
 
 /** The dashboard, or the public page of an e-mailed link (no session there, whatever the tab holds). */
 export function Root() {
@@ -68,7 +103,13 @@ export function Root() {
   if (!link) return <App />;
   return (
     <Announcer>
-      {link.page === 'claim' ? <ClaimPage token={link.token} /> : <CredentialsPage token={link.token} />}
+      {link.page === 'claim' ? (
+        <ClaimPage token={link.token} />
+      ) : link.page === 'invitation' ? (
+        <InvitationPage token={link.token} />
+      ) : (
+        <CredentialsPage token={link.token} />
+      )}
     </Announcer>
   );
 }
@@ -93,41 +134,82 @@ function Announcer({ children }: { children: ComponentChildren }) {
 
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
-  const [restoring, setRestoring] = useState(() => storedKey() !== null);
+  const [restoring, setRestoring] = useState(true);
   const [signedOutReason, setSignedOutReason] = useState<string | null>(null);
+  // Which sign-in the callbacks belong to: a late 401 of an ended session must not end the next.
+  const generation = useRef(0);
 
   const signOut = useCallback((reason: string | null = null) => {
+    generation.current += 1;
     forgetKey();
     setSession(null);
     setSignedOutReason(reason);
     if (window.location.hash) history.replaceState(null, '', window.location.pathname);
   }, []);
 
-  const start = useCallback(
-    async (key: string) => {
-      const s = await signIn(key, () => signOut('The hub no longer accepts this key; sign in again.'));
-      storeKey(key);
-      setSignedOutReason(null);
-      setSession(s);
+  /** What a later 401 does to the session that is starting now. */
+  const endsOn401 = useCallback(
+    (reason: string) => {
+      const mine = generation.current + 1;
+      return () => {
+        if (generation.current === mine) signOut(reason);
+      };
     },
     [signOut],
   );
 
-  const signInByHand = useCallback(
-    (key: string) => {
-      focusPolicy.moveToNewView = true;
-      return start(key);
+  const begin = useCallback((s: Session) => {
+    generation.current += 1;
+    setSignedOutReason(null);
+    setSession(s);
+  }, []);
+
+  const startWithKey = useCallback(
+    async (key: string) => {
+      const s = await signInWithKey(key, endsOn401('The hub no longer accepts this key; sign in again.'));
+      storeKey(key);
+      begin(s);
     },
-    [start],
+    [begin, endsOn401],
   );
 
+  const sessionEnded =
+    'Your session has ended (signed out, timed out, or your access was removed); sign in again.';
+
+  const signInByHand = useCallback(
+    async (how: SignInRequest) => {
+      focusPolicy.moveToNewView = true;
+      if (how.kind === 'key') return startWithKey(how.key);
+      const s = await signInAsPerson(how.credentials, endsOn401(sessionEnded));
+      begin(s);
+      if (s.kind === 'enrol') navigate('account');
+    },
+    [startWithKey, begin, endsOn401],
+  );
+
+  /** Reads the session again from the cookie (after enrolling a second factor, say). */
+  const refresh = useCallback(async () => {
+    const s = await currentSession(endsOn401(sessionEnded));
+    if (s) begin(s);
+    else signOut(sessionEnded);
+  }, [begin, endsOn401, signOut]);
+
   useEffect(() => {
+    // A tab holding a key keeps it; otherwise the browser's session cookie may already be signed in.
     const key = storedKey();
-    if (!key) return;
-    start(key)
-      .catch(() => forgetKey())
-      .finally(() => setRestoring(false));
-  }, [start]);
+    const restore = key
+      ? startWithKey(key).catch(() => forgetKey())
+      : currentSession(endsOn401(sessionEnded)).then((s) => {
+          if (s) begin(s);
+        });
+    restore.catch(() => {}).finally(() => setRestoring(false));
+  }, [startWithKey, begin, endsOn401]);
+
+  const end = useCallback(async () => {
+    const ending = session;
+    signOut();
+    if (ending) await signOutAtHub(ending);
+  }, [session, signOut]);
 
   return (
     <Announcer>
@@ -135,9 +217,13 @@ export function App() {
         <p class="muted center">Signing in…</p>
       ) : session ? (
         <SessionContext.Provider value={session}>
-          <UpdateMeContext.Provider value={(me) => setSession((s) => (s?.kind === 'org' ? { ...s, me } : s))}>
-            <Shell session={session} onSignOut={() => signOut()} />
-          </UpdateMeContext.Provider>
+          <RefreshSessionContext.Provider value={refresh}>
+            <UpdateMeContext.Provider
+              value={(me) => setSession((s) => (s?.kind === 'org' ? { ...s, me } : s))}
+            >
+              <Shell session={session} onSignOut={end} />
+            </UpdateMeContext.Provider>
+          </RefreshSessionContext.Provider>
         </SessionContext.Provider>
       ) : (
         <SignIn onSignIn={signInByHand} notice={signedOutReason} />
@@ -149,8 +235,9 @@ export function App() {
 function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
-  const nav = session.kind === 'operator' ? OPERATOR_NAV : ORG_NAV;
+  const nav = navOf(session);
   const section = route[0] ?? nav[0]!.route;
+  const allowed = route[0] === undefined || nav.some((item) => item.route === route[0]) || !hidden(route[0]);
   const pending = usePendingCount(session);
 
   return (
@@ -193,27 +280,45 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
           </ul>
         </nav>
         <main ref={main} id="main" tabIndex={-1}>
-          {session.kind === 'operator' ? <OperatorRoutes route={route} /> : <OrgRoutes route={route} />}
+          {!allowed ? (
+            <NotAllowed />
+          ) : session.kind === 'enrol' ? (
+            <MyAccount />
+          ) : session.kind === 'operator' ? (
+            <OperatorRoutes route={route} />
+          ) : (
+            <OrgRoutes route={route} />
+          )}
         </main>
       </div>
     </PendingApplicationsContext.Provider>
   );
 }
 
+/** Pages some sessions may not open: a link to one shows why instead of a failing page. */
+const GUARDED = new Set(['settings', 'people', 'account']);
+const hidden = (route: string) => GUARDED.has(route);
+
 function Who({ session }: { session: Session }) {
-  if (session.kind === 'operator') {
-    return (
-      <p class="who">
-        <span class="sr-only">Signed in as </span>
-        Hub operator · {session.operator ? session.operator.name : 'bootstrap key'}
-      </p>
-    );
+  let who: string;
+  // The kind of access, unless it is the plain one of its sign-in (an operator key, a full key).
+  let tag: string | null = accessLabel(session);
+  if (session.kind === 'enrol' || session.person !== null) {
+    const team =
+      session.kind === 'org' ? session.me.name : session.kind === 'operator' ? 'Hub operator' : null;
+    who = team ? `${session.person!.name} · ${team}` : session.person!.name;
+  } else if (session.kind === 'operator') {
+    who = `Hub operator · ${session.operator ? session.operator.name : 'bootstrap key'}`;
+    tag = null;
+  } else {
+    who = `${session.me.name} · ${session.me.vaspDid}`;
+    if (session.scope === 'full') tag = null;
   }
   return (
     <p class="who">
       <span class="sr-only">Signed in as </span>
-      {session.me.name} · {session.me.vaspDid}
-      {session.scope === 'read' ? <span class="scope-tag">read-only key</span> : null}
+      {who}
+      {tag ? <span class="scope-tag">{tag}</span> : null}
     </p>
   );
 }
@@ -239,6 +344,10 @@ function OrgRoutes({ route }: { route: string[] }) {
       return <AuditTrail />;
     case 'settings':
       return <Settings />;
+    case 'people':
+      return <PeoplePage />;
+    case 'account':
+      return <MyAccount />;
     default:
       return <NotFound />;
   }
@@ -263,9 +372,24 @@ function OperatorRoutes({ route }: { route: string[] }) {
       return <OperatorTrpPeers />;
     case 'audit':
       return <AuditTrail />;
+    case 'people':
+      return <PeoplePage />;
+    case 'account':
+      return <MyAccount />;
     default:
       return <NotFound />;
   }
+}
+
+function NotAllowed() {
+  return (
+    <section>
+      <h1 tabIndex={-1}>Not open to you</h1>
+      <p>
+        Your role does not include this page. <a href="#/">Go to the start page</a>.
+      </p>
+    </section>
+  );
 }
 
 function NotFound() {

@@ -35,11 +35,11 @@ export function navigate(...parts: string[]): void {
 }
 
 /** The public pages that e-mailed links open; the hub serves this page at their paths. */
-export type LinkPage = { page: 'claim' | 'credentials'; token: string };
+export type LinkPage = { page: 'claim' | 'credentials' | 'invitation'; token: string };
 
 /** `/claim/<token>` → the claim page with its token; null for the dashboard itself (`/ui/`). */
 export function linkPage(pathname: string): LinkPage | null {
-  const m = /^\/(claim|credentials)\/([^/]*)\/?$/.exec(pathname);
+  const m = /^\/(claim|credentials|invitation)\/([^/]*)\/?$/.exec(pathname);
   if (!m) return null;
   let token = m[2] ?? '';
   try {

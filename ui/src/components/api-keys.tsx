@@ -9,7 +9,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { KeyScope } from '../api.js';
 import { useAction } from '../hooks.js';
-import { useAnnounce, useCanWrite } from '../session.js';
+import { useAnnounce, useMay } from '../session.js';
 import { Field } from './forms.js';
 import { ErrorNote, ListTable, Loading, OnceSecret, Time } from './ui.js';
 
@@ -47,7 +47,7 @@ export function ApiKeysPanel({
   children?: ComponentChildren;
 }) {
   const announce = useAnnounce();
-  const canWrite = useCanWrite();
+  const canWrite = useMay('admin');
   const [keys, setKeys] = useState<ApiKeyRow[] | null>(null);
   const [scope, setScope] = useState<KeyScope>('full');
   const [created, setCreated] = useState<{ key: string; scope: KeyScope } | null>(null);

@@ -7,7 +7,7 @@ import { type Delivery, unwrap } from '../api.js';
 import { shortRef } from '../format.js';
 import { useAction } from '../hooks.js';
 import { href } from '../router.js';
-import { useAnnounce, useCanWrite, useOrg } from '../session.js';
+import { useAnnounce, useMay, useOrg } from '../session.js';
 import { ErrorNote, StatusBadge, TableWrap, Time } from './ui.js';
 
 export function DeliveryList({
@@ -50,7 +50,7 @@ function DeliveryItem({
 }) {
   const { client } = useOrg();
   const announce = useAnnounce();
-  const canWrite = useCanWrite();
+  const canWrite = useMay('act');
   const { busy, error, run } = useAction();
   const kind = d.channel === 'trp' ? 'TRP message' : 'webhook';
 

@@ -9,7 +9,7 @@ import { describeError, type HubClient, unwrap } from '../api.js';
 import { Field, FormError } from '../components/forms.js';
 import { ErrorNote, Fact, Loading, PageHead, TableWrap, Time } from '../components/ui.js';
 import { useAction } from '../hooks.js';
-import { useCanWrite, useOrg } from '../session.js';
+import { useMay, useOrg } from '../session.js';
 
 type RulesTable = Awaited<ReturnType<typeof loadTable>>;
 type Validation = Awaited<ReturnType<typeof validate>>;
@@ -101,7 +101,7 @@ function RulesTableView({ table }: { table: RulesTable }) {
 
 function CheckTransfer() {
   const { client } = useOrg();
-  const canWrite = useCanWrite();
+  const canWrite = useMay('act');
   const [text, setText] = useState('');
   const [parseError, setParseError] = useState<string | null>(null);
   const [result, setResult] = useState<Validation | null>(null);

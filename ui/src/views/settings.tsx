@@ -12,11 +12,11 @@ import { Field, FormError, textBinder } from '../components/forms.js';
 import { ErrorNote, Fact, PageHead } from '../components/ui.js';
 import { WebhookSecretPanel } from '../components/webhook-secret.js';
 import { useAction } from '../hooks.js';
-import { useAnnounce, useCanWrite, useOrg, useUpdateMe } from '../session.js';
+import { useAnnounce, useMay, useOrg, useUpdateMe } from '../session.js';
 
 export function Settings() {
   const { me } = useOrg();
-  const canWrite = useCanWrite();
+  const canWrite = useMay('admin');
   return (
     <section aria-labelledby="settings-heading">
       <PageHead id="settings-heading" title="Settings">
@@ -337,7 +337,7 @@ function WebhookSecret() {
 
 function ApiKeys() {
   const { client } = useOrg();
-  const canWrite = useCanWrite();
+  const canWrite = useMay('admin');
   return (
     <ApiKeysPanel
       headingId="keys-heading"

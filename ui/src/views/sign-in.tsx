@@ -1,13 +1,135 @@
-import { useState } from 'preact/hooks';
-import { describeError } from '../api.js';
+/**
+ * The sign-in page. People sign in with e-mail and password, and the code of their authenticator
+ * app (or a recovery code) when their account has a second factor: the field is always there,
+ * since the hub answers every kind of failure with the same 401 and the page cannot know. The hub
+ * keeps the session in an HttpOnly cookie; nothing is stored here.
+ * An API key still signs in (the first admin, before there are people; automation), behind a
+ * disclosure that says so: the key stays in this tab's session storage until sign-out.
+ */
+import { useRef, useState } from 'preact/hooks';
+import { describeError, HubProblem } from '../api.js';
+
+export type SignInRequest =
+  | { kind: 'person'; credentials: { email: string; password: string; totp?: string } }
+  | { kind: 'key'; key: string };
 
 export function SignIn({
   onSignIn,
   notice,
 }: {
-  onSignIn: (key: string) => Promise<void>;
+  onSignIn: (how: SignInRequest) => Promise<void>;
   notice: string | null;
 }) {
+  return (
+    <main class="sign-in" id="main">
+      <div class="card">
+        <h1>Compliance dashboard</h1>
+        <p>Travel Rule Hub: work your organization’s travel rule inbox, or manage the hub as its operator.</p>
+        {notice ? <p class="note note-info">{notice}</p> : null}
+        <PersonForm onSignIn={onSignIn} />
+        <details class="key-sign-in">
+          <summary>Sign in with an API key</summary>
+          <p class="hint">
+            For the first admin, before anyone is invited, and for automation. People should sign in with
+            their own account above: an API key acts for the whole organization.
+          </p>
+          <KeyForm onSignIn={onSignIn} />
+        </details>
+      </div>
+    </main>
+  );
+}
+
+function PersonForm({ onSignIn }: { onSignIn: (how: SignInRequest) => Promise<void> }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const emailInput = useRef<HTMLInputElement>(null);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const totp = code.trim();
+      await onSignIn({
+        kind: 'person',
+        credentials: { email: email.trim(), password, ...(totp ? { totp } : {}) },
+      });
+    } catch (err) {
+      setError(
+        err instanceof HubProblem && err.status === 401
+          ? 'The e-mail address, the password or the code is not right.'
+          : describeError(err),
+      );
+      setPassword('');
+      setCode('');
+      emailInput.current?.focus();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} aria-labelledby="person-sign-in">
+      <h2 id="person-sign-in" class="sr-only">
+        Sign in with your account
+      </h2>
+      <label for="email">E-mail address</label>
+      <input
+        id="email"
+        ref={emailInput}
+        name="email"
+        type="email"
+        required
+        autocomplete="username"
+        spellcheck={false}
+        value={email}
+        onInput={(e) => setEmail(e.currentTarget.value)}
+        aria-invalid={error ? true : undefined}
+      />
+      <label for="password">Password</label>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        required
+        autocomplete="current-password"
+        value={password}
+        onInput={(e) => setPassword(e.currentTarget.value)}
+        aria-invalid={error ? true : undefined}
+      />
+      <label for="totp">Code (if your account has a second factor)</label>
+      <input
+        id="totp"
+        name="totp"
+        type="text"
+        autocomplete="one-time-code"
+        spellcheck={false}
+        maxLength={32}
+        value={code}
+        onInput={(e) => setCode(e.currentTarget.value)}
+        aria-describedby="totp-hint"
+      />
+      <p id="totp-hint" class="hint">
+        The 6-digit code of your authenticator app, or one of your recovery codes. Leave it empty if you have
+        not set up a second factor.
+      </p>
+      {error ? (
+        <p role="alert" class="note note-error">
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" disabled={busy || email.trim() === '' || password === ''}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+    </form>
+  );
+}
+
+function KeyForm({ onSignIn }: { onSignIn: (how: SignInRequest) => Promise<void> }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -17,7 +139,7 @@ export function SignIn({
     setBusy(true);
     setError(null);
     try {
-      await onSignIn(key.trim());
+      await onSignIn({ kind: 'key', key: key.trim() });
       setKey('');
     } catch (err) {
       setError(describeError(err));
@@ -27,42 +149,33 @@ export function SignIn({
   };
 
   return (
-    <main class="sign-in" id="main">
-      <div class="card">
-        <h1>Compliance dashboard</h1>
-        <p>
-          Travel Rule Hub: work your organization’s travel rule inbox, or manage the hub with an operator key.
+    <form onSubmit={submit} autocomplete="off">
+      <label for="api-key">API key</label>
+      <input
+        id="api-key"
+        name="api-key"
+        type="password"
+        required
+        autocomplete="off"
+        spellcheck={false}
+        value={key}
+        onInput={(e) => setKey(e.currentTarget.value)}
+        aria-describedby="api-key-hint"
+        aria-invalid={error ? true : undefined}
+      />
+      <p id="api-key-hint" class="hint">
+        Your organization’s key (<code>trh_…</code>, full or read-only) or an operator key. It stays in this
+        browser tab (session storage) until you sign out, and is sent only in the <code>x-api-key</code>{' '}
+        header.
+      </p>
+      {error ? (
+        <p role="alert" class="note note-error">
+          {error}
         </p>
-        {notice ? <p class="note note-info">{notice}</p> : null}
-        <form onSubmit={submit} autocomplete="off">
-          <label for="api-key">API key</label>
-          <input
-            id="api-key"
-            name="api-key"
-            type="password"
-            required
-            autocomplete="off"
-            spellcheck={false}
-            value={key}
-            onInput={(e) => setKey(e.currentTarget.value)}
-            aria-describedby="api-key-hint"
-            aria-invalid={error ? true : undefined}
-          />
-          <p id="api-key-hint" class="hint">
-            Your organization’s key (<code>trh_…</code>, full or read-only) or an operator key. It stays in
-            this browser tab (session storage) until you sign out, and is sent only in the{' '}
-            <code>x-api-key</code> header.
-          </p>
-          {error ? (
-            <p role="alert" class="note note-error">
-              {error}
-            </p>
-          ) : null}
-          <button type="submit" disabled={busy || key.trim() === ''}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>
-      </div>
-    </main>
+      ) : null}
+      <button type="submit" class="secondary" disabled={busy || key.trim() === ''}>
+        {busy ? 'Signing in…' : 'Sign in with the key'}
+      </button>
+    </form>
   );
 }

@@ -5,8 +5,8 @@
  * (beneficiary, CONFIRMED; inbound TRP: RECEIVER_NOTIFIED), share the hash (originator, not final,
  * not yet shared; outbound TRP: once the peer approved with the address) and cancel (originator, NEW to CONFIRMED, before a hash was shared). Approve,
  * decline and cancel cannot be undone and ask once more. If the counterparty acted first, the
- * hub's 409 is shown as it is and the page reloads the current state. A read-only session gets no
- * form, only a line on what a full-scope key could do now.
+ * hub's 409 is shown as it is and the page reloads the current state. A read-only session (a read
+ * key, a viewer) gets no form, only a line on what a full-scope key or an analyst could do now.
  */
 import { useState } from 'preact/hooks';
 import { DECLINE_CATEGORIES, type DeclineCategory } from '../../../src/transactions/decline.js';
@@ -15,7 +15,7 @@ import { ActionForm, type FormProps, useCommand } from '../components/action-for
 import { Field } from '../components/forms.js';
 import { ErrorNote } from '../components/ui.js';
 import { FINAL_STATES, words } from '../format.js';
-import { useCanWrite, useOrg } from '../session.js';
+import { useMay, useOrg } from '../session.js';
 import { isInboundTrp, peerName } from '../trp.js';
 import { ApproveForm } from './approve-form.js';
 
@@ -87,7 +87,8 @@ export function TransactionActions({
 }) {
   // A conflict is shown here, not in its form: the reloaded state may no longer offer that form.
   const [conflict, setConflict] = useState<unknown>(null);
-  const canWrite = useCanWrite();
+  const canWrite = useMay('act');
+  const { person } = useOrg();
   const allowed = allowedActions(tx, role);
   // Cancelling is always a way out while it is open, not a next step: it does not count here.
   const any = allowed.confirm || allowed.approve || allowed.decline || allowed.shareHash;
@@ -105,7 +106,9 @@ export function TransactionActions({
         <h2 id="actions-heading">Actions</h2>
         <p class="muted">
           {open.length > 0
-            ? `This session’s key may only read. With a full-scope key you could now ${open.join(' or ')}.`
+            ? person
+              ? `Your role (${person.role}) may only read. An analyst or admin could now ${open.join(' or ')}.`
+              : `This session’s key may only read. With a full-scope key you could now ${open.join(' or ')}.`
             : waitingFor(tx, role)}
         </p>
       </section>

@@ -18,7 +18,7 @@ import { ErrorNote, Fact, Loading, PageHead, StatusBadge, Time } from '../compon
 import { OrgName, useOrgNames } from '../directory.js';
 import { historyEventLabel, STATUS_LABELS, shortRef, words } from '../format.js';
 import { useAction, usePoll } from '../hooks.js';
-import { useOrg } from '../session.js';
+import { useMay, useOrg } from '../session.js';
 import { isInboundTrp, peerDid, peerName, protocolLabel, type TrpInfo } from '../trp.js';
 import { PiiView } from './pii.js';
 import { TransferCompliance } from './rules.js';
@@ -240,10 +240,11 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
  * As the hub decides (GET …/pii): the originator may always read it; the beneficiary once the
  * data reached it (CONFIRMED, DECLINED, or cancelled after it was confirmed), and the beneficiary
  * of an inbound TRP transfer from the start, since the data came with the inquiry and is to be
- * screened before approving or declining.
+ * screened before approving or declining. A viewer's role does not include personal data at all.
  */
 function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
-  const { client } = useOrg();
+  const { client, person } = useOrg();
+  const mayRead = useMay('pii');
   const [pii, setPii] = useState<Record<string, unknown> | null>(null);
   const { busy, error, run } = useAction();
   const inboundTrp = isInboundTrp(tx, role);
@@ -273,6 +274,11 @@ function PersonalData({ tx, role }: { tx: Transaction; role: Role }) {
         <p class="muted" data-testid="pii-erased">
           Erased <Time iso={tx.piiErasedAt} />, under the hub’s retention period or by its operator, together
           with any decline or cancel reason. The transaction’s details and history are kept.
+        </p>
+      ) : !mayRead ? (
+        <p class="muted" data-testid="pii-not-for-role">
+          Your role ({person?.role}) does not include personal data: an analyst or admin of your organization
+          can show it.
         </p>
       ) : !entitled ? (
         <p class="muted">

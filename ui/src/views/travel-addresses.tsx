@@ -13,7 +13,7 @@ import { Field, FormError } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, Time } from '../components/ui.js';
 import { useAction } from '../hooks.js';
 import { href } from '../router.js';
-import { useAnnounce, useCanWrite, useOrg } from '../session.js';
+import { useAnnounce, useMay, useOrg } from '../session.js';
 
 const PAGE_SIZE = 25;
 
@@ -38,7 +38,7 @@ const is = (err: unknown, status: number) => err instanceof HubProblem && err.st
 
 export function TravelAddresses() {
   const { client, me } = useOrg();
-  const canWrite = useCanWrite();
+  const canWrite = useMay('admin');
   const announce = useAnnounce();
   const [items, setItems] = useState<TravelAddress[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
