@@ -2,7 +2,7 @@
  * What the browser suites share: a fresh build of the dashboard when its sources changed, and
  * Debian's Chromium driven by playwright-core (never a downloaded browser). Without
  * /usr/bin/chromium the suites are skipped with a notice, or fail with CI=true (.ci/run
- * installs it). Also their page helpers: a fresh watched page, signing in with a key,
+ * installs it). Also their page helpers: a fresh watched page, signing in with a key or as a person,
  * screenshots with an accessibility check, and the checks at a suite's end (no key in a URL or
  * the logs, no CSP violation).
  */
@@ -144,11 +144,30 @@ export async function newPage(browser: Browser, watched: Watched, options: PageO
   return page;
 }
 
-/** Signs `page` in to the dashboard of the hub at `hubUrl` with `key`; resolves once it is in. */
+/**
+ * Signs `page` in to the dashboard of the hub at `hubUrl` with `key` (behind the sign-in page's
+ * "Sign in with an API key" disclosure); resolves once it is in.
+ */
 export async function signIn(page: Page, hubUrl: string, key: string): Promise<Page> {
   await page.goto(`${hubUrl}/ui/`);
+  await page.getByText('Sign in with an API key').click();
   await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return page;
+}
+
+/** Signs `page` in as a person, with a second-factor code when given; resolves once it is in. */
+export async function signInAsPerson(
+  page: Page,
+  hubUrl: string,
+  person: { email: string; password: string; code?: string },
+): Promise<Page> {
+  if (!page.url().startsWith(`${hubUrl}/ui/`)) await page.goto(`${hubUrl}/ui/`);
+  await page.getByLabel('E-mail address').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
+  if (person.code) await page.getByLabel(/^Code/).fill(person.code);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   return page;
 }

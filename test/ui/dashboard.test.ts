@@ -105,8 +105,9 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.goto(`${hub.url}/ui`);
     await page.getByRole('heading', { name: 'Compliance dashboard' }).waitFor();
     await shot(page, 'sign-in');
+    await page.getByText('Sign in with an API key').click();
     await page.getByLabel('API key').fill(`trh_${'x'.repeat(43)}`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with the key' }).click();
     await page
       .getByRole('alert')
       .getByText(/unknown or has been revoked/)
@@ -568,12 +569,22 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.keyboard.press('Tab');
     const focused = () =>
       page.evaluate(() => document.activeElement?.textContent || document.activeElement?.id);
+    // A person's fields come first (the sign-in button is disabled until they are filled), then
+    // the API key's disclosure, which opens with Enter.
+    for (const expected of ['email', 'password', 'totp', 'Sign in with an API key']) {
+      assert.equal(await focused(), expected);
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
     assert.equal(await focused(), 'api-key');
     await page.keyboard.type(gamma.apiKey);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
     assert.equal(await focused(), 'Inbox', 'the page’s heading takes the focus');
     for (const expected of [
+      'People',
       'Settings',
       'Audit trail',
       'IVMS101 check',

@@ -206,9 +206,9 @@ export function App() {
   }, [startWithKey, begin, endsOn401]);
 
   const end = useCallback(async () => {
-    const ending = session;
+    // The hub first, so that the sign-in page shows only once the session is over everywhere.
+    if (session) await signOutAtHub(session);
     signOut();
-    if (ending) await signOutAtHub(ending);
   }, [session, signOut]);
 
   return (

@@ -73,7 +73,16 @@ function SecondFactor({ on }: { on: boolean }) {
     <section class="panel" aria-labelledby="totp-heading">
       <h2 id="totp-heading">Second factor</h2>
       {step.kind === 'codes' ? (
-        <RecoveryCodes codes={step.recoveryCodes} onDone={() => run(refresh)} busy={busy} />
+        <RecoveryCodes
+          codes={step.recoveryCodes}
+          onDone={() =>
+            run(async () => {
+              await refresh();
+              setStep({ kind: 'idle' });
+            })
+          }
+          busy={busy}
+        />
       ) : on ? (
         <p>
           On: you sign in with a code of your authenticator app, or one of your recovery codes. Lost the

@@ -1,16 +1,22 @@
 /**
  * The claim page's two ways in (SPEC §12): the join application and the attach form for an
  * existing member. Each reports a link the hub no longer accepts through `onInvalid`.
+ * A member's person already signed in to the dashboard in this browser (the session cookie is
+ * this origin's) claims with that session, as themselves in the audit, instead of typing a key.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ROLE_PERMISSIONS } from '../../../src/people/roles.js';
 import {
   type ApplicationAccepted,
   type AttachResult,
   clientFor,
   describeError,
   fieldErrors,
+  type HubClient,
   HubProblem,
+  type Person,
   publicClient,
+  sessionClient,
   unwrap,
 } from '../api.js';
 import { Field, FormError, textBinder } from '../components/forms.js';
@@ -167,6 +173,23 @@ export function JoinForm({
   );
 }
 
+/** The dashboard session of this browser, when a member's person is signed in (and may use it). */
+interface MemberSession {
+  client: HubClient;
+  person: Person;
+  organizationName: string;
+}
+
+async function memberSession(): Promise<MemberSession | null> {
+  const current = await publicClient().GET('/v1/sessions/current');
+  const answer = current.data;
+  if (!current.response.ok || !answer || answer.totpRequired || answer.user.organizationId === null)
+    return null;
+  const client = sessionClient(answer.csrfToken);
+  const me = await client.GET('/v1/organizations/me');
+  return me.data ? { client, person: answer.user, organizationName: me.data.name } : null;
+}
+
 export function AttachForm({
   token,
   onAttached,
@@ -181,10 +204,54 @@ export function AttachForm({
   const [problem, setProblemText] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
   const { busy, run } = useAction();
+  const [member, setMember] = useState<MemberSession | null>(null);
+  const [sessionProblem, setSessionProblem] = useState<string | null>(null);
+  useEffect(() => {
+    memberSession().then(setMember, () => setMember(null));
+  }, []);
   /** A problem with the key is said at the field, which takes the focus so it is heard. */
   const setProblem = (text: string | null) => {
     setProblemText(text);
     if (text) window.setTimeout(() => input.current?.focus(), 0);
+  };
+
+  const attachWith = (client: HubClient, byKey: boolean) => {
+    const report = byKey ? setProblem : setSessionProblem;
+    report(null);
+    return run(async () => {
+      try {
+        const result = await unwrap(
+          client.POST('/v1/claims/{token}/attach', { params: { path: { token } } }),
+        );
+        if (byKey) setKey('');
+        announce('The transfer is yours.');
+        onAttached(result);
+      } catch (err) {
+        if (err instanceof HubProblem && err.status === 401) {
+          report(
+            byKey
+              ? 'The hub does not accept this key: it is unknown or has been revoked.'
+              : 'Your dashboard session has ended: sign in again, or use an API key.',
+          );
+        } else if (err instanceof HubProblem && err.status === 403) {
+          report(
+            byKey
+              ? `The hub refused this key: ${describeError(err)} Use a full-scope key of your organization.`
+              : `The hub refused: ${describeError(err)}`,
+          );
+        } else if (isNotFound(err)) {
+          // Either the link is no longer valid, or this organization may not have the transfer
+          // (its originator, or not the member the transfer named): the link tells which.
+          const still = await publicClient().GET('/v1/claims/{token}', { params: { path: { token } } });
+          if (still.response.status === 404) return onInvalid();
+          report(
+            `The hub does not attach this transfer to ${byKey ? 'the organization of this key' : 'your organization'}.`,
+          );
+        } else {
+          report(describeError(err));
+        }
+      }
+    });
   };
 
   const submit = (e: Event) => {
@@ -194,43 +261,43 @@ export function AttachForm({
       setProblem('Enter your organization’s API key.');
       return;
     }
-    run(async () => {
-      try {
-        // The key goes in this one request's header and is not kept anywhere.
-        const result = await unwrap(
-          clientFor(key.trim()).POST('/v1/claims/{token}/attach', { params: { path: { token } } }),
-        );
-        setKey('');
-        announce('The transfer is yours.');
-        onAttached(result);
-      } catch (err) {
-        if (err instanceof HubProblem && err.status === 401) {
-          setProblem('The hub does not accept this key: it is unknown or has been revoked.');
-        } else if (err instanceof HubProblem && err.status === 403) {
-          setProblem(
-            `The hub refused this key: ${describeError(err)} Use a full-scope key of your organization.`,
-          );
-        } else if (isNotFound(err)) {
-          // Either the link is no longer valid, or this organization may not have the transfer
-          // (its originator, or not the member the transfer named): the link tells which.
-          const still = await publicClient().GET('/v1/claims/{token}', { params: { path: { token } } });
-          if (still.response.status === 404) return onInvalid();
-          setProblem('The hub does not attach this transfer to the organization of this key.');
-        } else {
-          setProblem(describeError(err));
-        }
-      }
-    });
+    // The key goes in this one request's header and is not kept anywhere.
+    attachWith(clientFor(key.trim()), true);
   };
+
+  const mayAttach = member ? ROLE_PERMISSIONS[member.person.role].includes('act') : false;
 
   return (
     <section class="panel way" aria-labelledby="member-heading">
       <h2 id="member-heading" tabIndex={-1}>
         Already a member
       </h2>
+      {member ? (
+        <div class="signed-in-claim">
+          <p class="small">
+            You are signed in to the dashboard as {member.person.name} of {member.organizationName}.
+          </p>
+          {mayAttach ? (
+            <button type="button" disabled={busy} onClick={() => attachWith(member.client, false)}>
+              {busy ? 'Claiming…' : `Claim it for ${member.organizationName}`}
+            </button>
+          ) : (
+            <p class="small muted">
+              Your role ({member.person.role}) may not claim transfers: an analyst or admin of your
+              organization can, or use an API key below.
+            </p>
+          )}
+          {sessionProblem ? (
+            <p class="field-error" role="alert">
+              {sessionProblem}
+            </p>
+          ) : null}
+        </div>
+      ) : null}
       <p class="small">
-        If your exchange is already in the hub’s directory, claim the transfer with your organization’s API
-        key.
+        {member
+          ? 'Or claim it with an API key of your organization.'
+          : 'If your exchange is already in the hub’s directory, claim the transfer with your organization’s API key.'}
       </p>
       <form onSubmit={submit} noValidate autocomplete="off">
         <Field

@@ -1,12 +1,13 @@
 /**
  * The claim page (`/claim/<token>`, SPEC §12), opened from a NOTIFY e-mail by an exchange that is
- * not (or not known to be) in the hub's directory. No session and no stored key: the link's token
+ * not (or not known to be) in the hub's directory. No stored key: the link's token
  * is read from the path and is the only credential. It shows the announcement (asset, amount,
  * destination, originator; never personal data) and the two ways in:
  * - Join: an application, reviewed by the hub's operator; the hub's field problems are shown at
  *   the fields; on success it says what happens next (review, then credentials by e-mail).
- * - Already a member: the member's own API key, typed in, sent once with the attach request and
- *   kept nowhere.
+ * - Already a member: the member's dashboard session, when a person of it is signed in in this
+ *   browser (analyst or admin), or the member's own API key, typed in, sent once with the attach
+ *   request and kept nowhere.
  * A link the hub no longer accepts (used, the transfer ended, unknown) is said to be not valid
  * any more, without saying why.
  */
@@ -139,7 +140,7 @@ export function ClaimPage({ token }: { token: string }) {
             <a href={`/ui/#/tx/${encodeURIComponent(view.result.transactionRef)}`}>
               Follow it in the compliance dashboard
             </a>{' '}
-            (sign in there with your API key).
+            (sign in there with your account or your API key).
           </p>
         </div>
       ) : null}

@@ -320,7 +320,7 @@ function Policy() {
         )
       ) : (
         <form onSubmit={submit}>
-          <p class="checkbox">
+          <div class="field check">
             <input
               id="require-totp"
               type="checkbox"
@@ -329,7 +329,7 @@ function Policy() {
               aria-describedby="require-totp-hint"
             />
             <label for="require-totp">Require two factors for everyone</label>
-          </p>
+          </div>
           <p id="require-totp-hint" class="hint">
             A person without a second factor can then sign in only to set one up (in My account).{' '}
             {required ? 'Now required.' : 'Now optional.'}
