@@ -92,7 +92,8 @@ export function claimRoutes(app: HubApp, claims: ClaimService, failed: Failed) {
         response: { 200: AttachResult, ...problems(400, 404, 409) },
       },
     },
-    (request) => counted(request, () => claims.attach(request.params.token, orgOf(request))),
+    (request) =>
+      counted(request, () => claims.attach(request.params.token, orgOf(request), actorOf(request))),
   );
 
   app.post(

@@ -102,18 +102,22 @@ export class ClaimService {
     });
   }
 
-  /** A member attaches the transaction to itself through the link, which it uses up. */
-  async attach(token: string, orgId: string) {
+  /**
+   * A member attaches the transaction to itself through the link, which it uses up; `actor` is
+   * the person who did it (`user:<id>`, SPEC §17), else the organization.
+   */
+  async attach(token: string, orgId: string, actor: Actor = `org:${orgId}`) {
     return this.db.transaction(async (tx) => {
       const claim = await this.open(tx, token, true);
       if (claim.originatorId === orgId) throw invalidLink();
       await this.lifecycle.attach(tx, claim.ref, orgId);
       await store.useClaim(tx, claim.ref, 'attach');
       await recordAudit(tx, {
-        actor: `org:${orgId}`,
+        actor,
         action: 'transaction.claimed',
         subjectType: 'transaction',
         subjectId: claim.ref,
+        ...(actor.startsWith('user:') ? { details: { organizationId: orgId } } : {}),
       });
       return { transactionRef: claim.ref, status: 'RECEIVER_NOTIFIED', beneficiaryVASPid: orgId };
     });

@@ -50,6 +50,11 @@ eachBackend(
       assert.match(header(mail.raw, 'subject') ?? '', new RegExp(org.name));
       assert.match(decodeBody(mail.raw), /admin/);
       const token = tokenOf(link);
+      const page = await fetch(`${hub().url}/invitation/${token}`);
+      assert.equal(page.status, 200, 'the invitation page is the dashboard');
+      assert.match(await page.text(), /<div id="app">/);
+      assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+      assert.equal(page.headers.get('cache-control'), 'no-store');
       // Only the token's hash is kept.
       const stored = await hub().db.query<{ token_hash: Uint8Array }>(
         'SELECT token_hash FROM user_invitations',

@@ -51,6 +51,7 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
   let recoveryCodes: string[] = [];
   let viewerPage: Page;
   let annPage: Page; // an analyst, signed in
+  let annId = '';
   const secrets: string[] = [PASSWORD];
   const watched = { requested: [] as string[], consoleErrors: [] as string[] };
 
@@ -348,6 +349,7 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
       body: { name: 'Ann Analyst', password: PASSWORD },
     });
     assert.equal(accepted.status, 201, accepted.text);
+    annId = accepted.body.user.id;
     await page.reload();
     await page.getByLabel('Role of Ann Analyst').selectOption('analyst');
     await page.getByRole('button', { name: 'Change role of Ann Analyst' }).click();
@@ -409,6 +411,15 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
     assert.deepEqual(keyed, [], 'no key was sent');
     const tx = await hub.request('GET', `/v1/transactions/${ref}`, { key: alpha.apiKey });
     assert.equal(tx.body.beneficiaryVASPdid, rhein.vaspDid);
+    const audit = await hub.request('GET', `/v1/audit?action=transaction.claimed&transactionRef=${ref}`, {
+      key: rhein.apiKey,
+    });
+    assert.equal(audit.status, 200, audit.text);
+    assert.deepEqual(
+      audit.body.events.map((e: { actor: string }) => e.actor),
+      [`user:${annId}`],
+      'the claim is audited as the person',
+    );
     await annPage.context().close();
   });
 
