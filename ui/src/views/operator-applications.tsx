@@ -15,7 +15,7 @@ import { Field } from '../components/forms.js';
 import { ErrorNote, Fact, ListTable, Loading, PageHead, Time } from '../components/ui.js';
 import { useAction, usePoll } from '../hooks.js';
 import { href } from '../router.js';
-import { type Session, useAnnounce, useOperator } from '../session.js';
+import { type Session, useAnnounce, useMay, useOperator } from '../session.js';
 import { POLL_MS } from './transactions.js';
 
 /** How often the navigation asks for the count of waiting applications. */
@@ -178,6 +178,7 @@ function PendingApplication({
 }) {
   const { client } = useOperator();
   const announce = useAnnounce();
+  const mayDecide = useMay('admin');
   const [mode, setMode] = useState<Mode>('idle');
   const [reason, setReason] = useState('');
   const { busy, error, run } = useAction();
@@ -281,7 +282,9 @@ function PendingApplication({
         </Fact>
       </dl>
       <ErrorNote error={error} prefix="Not possible:" />
-      {mode === 'idle' ? (
+      {!mayDecide ? (
+        <p class="muted small">An operator viewer reads only: an operator admin approves or rejects.</p>
+      ) : mode === 'idle' ? (
         <div class="button-row">
           <button type="button" onClick={() => setMode('approve')}>
             Approve<span class="sr-only"> {a.name}</span>

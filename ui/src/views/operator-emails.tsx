@@ -9,7 +9,7 @@ import { type Email, unwrap } from '../api.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { STATUS_LABELS, shortRef } from '../format.js';
 import { useAction, usePoll } from '../hooks.js';
-import { useAnnounce, useSession } from '../session.js';
+import { useAnnounce, useMay, useSession } from '../session.js';
 import { POLL_MS } from './transactions.js';
 
 type Status = Email['status'];
@@ -171,12 +171,14 @@ function RedeliverEmail({ email, onDone }: { email: Email; onDone: () => void })
   const { client } = useSession();
   const announce = useAnnounce();
   const { busy, error, run } = useAction();
+  const mayRedeliver = useMay('admin');
   const redeliver = () =>
     run(async () => {
       await unwrap(client.POST('/v1/admin/emails/{id}/redeliver', { params: { path: { id: email.id } } }));
       announce(`The e-mail to ${email.to} is queued again.`);
       onDone();
     });
+  if (!mayRedeliver) return null;
   return (
     <>
       <button type="button" onClick={redeliver} disabled={busy}>

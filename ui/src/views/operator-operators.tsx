@@ -9,7 +9,7 @@ import { type CreatedOperator, fieldErrors, type Operator, unwrap } from '../api
 import { Field, FormError } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, OnceSecret, PageHead, Time } from '../components/ui.js';
 import { useAction } from '../hooks.js';
-import { useAnnounce, useOperator } from '../session.js';
+import { useAnnounce, useMay, useOperator } from '../session.js';
 
 const COLUMNS = ['Name', 'Key', 'Created by', 'Created', 'State', { label: 'Actions', hidden: true }];
 
@@ -19,6 +19,7 @@ const byWhom = (actor: string) => actor.replace(/^operator:(?:[0-9a-f-]{36}:)?/,
 export function OperatorOperators() {
   const { client, operator: me } = useOperator();
   const announce = useAnnounce();
+  const mayChange = useMay('admin');
   const [operators, setOperators] = useState<Operator[] | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const { busy, error, run } = useAction();
@@ -89,7 +90,7 @@ export function OperatorOperators() {
                   )}
                 </td>
                 <td data-label="Actions">
-                  {!o.revokedAt && !mine ? (
+                  {mayChange && !o.revokedAt && !mine ? (
                     <button
                       type="button"
                       class="danger small-button"
@@ -106,7 +107,7 @@ export function OperatorOperators() {
           })}
         </ListTable>
       )}
-      <CreateOperator onCreated={load} />
+      {mayChange ? <CreateOperator onCreated={load} /> : null}
     </section>
   );
 }

@@ -6,16 +6,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { fieldErrors, type KeyScope, type Organization, unwrap } from '../api.js';
 import { ApiKeysPanel } from '../components/api-keys.js';
 import { Field, FormError, textBinder } from '../components/forms.js';
-import { ErrorNote, Loading } from '../components/ui.js';
+import { ErrorNote, Fact, Loading } from '../components/ui.js';
 import { WebhookSecretPanel } from '../components/webhook-secret.js';
 import { useAction, useFocusOnMount } from '../hooks.js';
-import { useAnnounce, useSession } from '../session.js';
+import { useAnnounce, useMay, useSession } from '../session.js';
 
 export function OperatorOrganization({ id }: { id: string }) {
   const { client } = useSession();
   const [org, setOrg] = useState<Organization | null>(null);
   const [error, setError] = useState<unknown>(null);
   const heading = useFocusOnMount<HTMLHeadingElement>(org !== null);
+  const mayChange = useMay('admin');
 
   useEffect(() => {
     unwrap(client.GET('/v1/admin/organizations/{id}', { params: { path: { id } } })).then(setOrg, setError);
@@ -34,6 +35,8 @@ export function OperatorOrganization({ id }: { id: string }) {
         error ? null : (
           <Loading what="the organization" />
         )
+      ) : !mayChange ? (
+        <OrganizationFacts org={org} />
       ) : (
         <>
           <EditOrganization org={org} onSaved={setOrg} />
@@ -44,6 +47,26 @@ export function OperatorOrganization({ id }: { id: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/** What an operator viewer sees of an organization: its entry, without the controls. */
+function OrganizationFacts({ org }: { org: Organization }) {
+  const none = <span class="muted">none</span>;
+  return (
+    <dl class="facts panel">
+      <Fact label="DID">
+        <span class="did">{org.vaspDid}</span>
+      </Fact>
+      <Fact label="Status">{org.organizationType}</Fact>
+      <Fact label="Travel endpoint">
+        <span class="mono break">{org.travelEndpoint ?? none}</span>
+      </Fact>
+      <Fact label="Contact e-mail">{org.contactEmail ?? none}</Fact>
+      <Fact label="Public key">{org.publicKey ? 'set' : none}</Fact>
+      <Fact label="Jurisdiction">{org.jurisdiction ?? none}</Fact>
+      <Fact label="LEI">{org.lei ?? none}</Fact>
+    </dl>
   );
 }
 

@@ -5,7 +5,7 @@ import { Field, FormError, textBinder } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, OnceSecret, PageHead } from '../components/ui.js';
 import { useAction } from '../hooks.js';
 import { href } from '../router.js';
-import { useAnnounce, useSession } from '../session.js';
+import { useAnnounce, useMay, useSession } from '../session.js';
 
 const COLUMNS = [
   'Name',
@@ -18,6 +18,7 @@ const COLUMNS = [
 
 export function OperatorOrganizations() {
   const { client } = useSession();
+  const mayChange = useMay('admin');
   const announce = useAnnounce();
   const [orgs, setOrgs] = useState<Organization[] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -80,21 +81,23 @@ export function OperatorOrganizations() {
                 <span class={`badge badge-${o.organizationType}`}>{o.organizationType}</span>
               </td>
               <td data-label="Actions">
-                <button
-                  type="button"
-                  class={o.organizationType === 'verified' ? 'secondary small-button' : 'small-button'}
-                  disabled={busy === o.id}
-                  onClick={() => setVerified(o, o.organizationType !== 'verified')}
-                  aria-label={`${o.organizationType === 'verified' ? 'Unverify' : 'Verify'} ${o.name}`}
-                >
-                  {o.organizationType === 'verified' ? 'Unverify' : 'Verify'}
-                </button>
+                {mayChange ? (
+                  <button
+                    type="button"
+                    class={o.organizationType === 'verified' ? 'secondary small-button' : 'small-button'}
+                    disabled={busy === o.id}
+                    onClick={() => setVerified(o, o.organizationType !== 'verified')}
+                    aria-label={`${o.organizationType === 'verified' ? 'Unverify' : 'Verify'} ${o.name}`}
+                  >
+                    {o.organizationType === 'verified' ? 'Unverify' : 'Verify'}
+                  </button>
+                ) : null}
               </td>
             </tr>
           ))}
         </ListTable>
       )}
-      <CreateOrganization onCreated={load} />
+      {mayChange ? <CreateOrganization onCreated={load} /> : null}
     </section>
   );
 }

@@ -9,7 +9,7 @@ import { fieldErrors, unwrap } from '../api.js';
 import { Field, FormError, textBinder } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, PageHead } from '../components/ui.js';
 import { useAction } from '../hooks.js';
-import { useAnnounce, useSession } from '../session.js';
+import { useAnnounce, useMay, useSession } from '../session.js';
 
 const COLUMNS = ['Host', 'Name', 'LEI', 'Certificate', 'Version', 'Amounts', 'State', 'Actions'];
 
@@ -24,6 +24,7 @@ type AmountEncoding = NonNullable<Peer['amountEncoding']>;
 
 export function OperatorTrpPeers() {
   const { client } = useSession();
+  const mayChange = useMay('admin');
   const announce = useAnnounce();
   const action = useAction();
   const [peers, setPeers] = useState<Peer[] | null>(null);
@@ -64,7 +65,7 @@ export function OperatorTrpPeers() {
         </p>
       </PageHead>
       <ErrorNote error={error ?? action.error} />
-      {editing === null ? (
+      {!mayChange ? null : editing === null ? (
         <p>
           <button type="button" class="secondary" onClick={() => setEditing('new')}>
             Add peer
@@ -101,24 +102,28 @@ export function OperatorTrpPeers() {
               <td data-label="Amounts">{p.amountEncoding ?? 'default'}</td>
               <td data-label="State">{p.blocked ? 'Blocked' : 'Active'}</td>
               <td data-label="Actions" class="actions">
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-label={`Edit ${p.host}`}
-                  disabled={action.busy}
-                  onClick={() => setEditing(p)}
-                >
-                  Edit
-                </button>{' '}
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-label={`${p.blocked ? 'Unblock' : 'Block'} ${p.host}`}
-                  disabled={action.busy}
-                  onClick={() => setBlocked(p.id, p.host, !p.blocked)}
-                >
-                  {p.blocked ? 'Unblock' : 'Block'}
-                </button>
+                {mayChange ? (
+                  <>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Edit ${p.host}`}
+                      disabled={action.busy}
+                      onClick={() => setEditing(p)}
+                    >
+                      Edit
+                    </button>{' '}
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`${p.blocked ? 'Unblock' : 'Block'} ${p.host}`}
+                      disabled={action.busy}
+                      onClick={() => setBlocked(p.id, p.host, !p.blocked)}
+                    >
+                      {p.blocked ? 'Unblock' : 'Block'}
+                    </button>
+                  </>
+                ) : null}
               </td>
             </tr>
           ))}
