@@ -332,7 +332,8 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
   it('signs a removed person’s open page out', async () => {
     const page = admin.page;
     page.once('dialog', (d) => void d.accept());
-    await page.goto(`${hub.url}/ui/#/people`);
+    // Vera accepted after the list was loaded: a reload shows her (the session survives it).
+    await page.reload();
     await page.getByRole('heading', { name: 'People' }).waitFor();
     await axe(page, 'People with two people');
     await page.getByRole('button', { name: 'Remove Vera Viewer' }).click();
@@ -432,7 +433,7 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
 
   it('never puts a key, password, code, token or session in a URL or the logs, and keeps to the CSP', () => {
     assertNoKeyLeaked(secrets, watched.requested, hub);
-    assert.equal(linkTokens.length, 5);
+    assert.equal(linkTokens.length, 4);
     for (const token of linkTokens) assert.ok(!hub.allLogs().includes(token), 'no link token in the logs');
     assert.deepEqual(cspViolations(watched.consoleErrors), []);
   });
