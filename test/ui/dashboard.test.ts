@@ -566,6 +566,8 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     const context = await browser.newContext({ viewport: DESKTOP });
     const page = await context.newPage();
     await page.goto(`${hub.url}/ui/`);
+    // The page first asks the hub whether the browser's session cookie is signed in.
+    await page.getByLabel('E-mail address').waitFor();
     await page.keyboard.press('Tab');
     const focused = () =>
       page.evaluate(() => document.activeElement?.textContent || document.activeElement?.id);
