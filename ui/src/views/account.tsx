@@ -37,7 +37,7 @@ export function MyAccount() {
           </p>
         ) : null}
       </PageHead>
-      <dl class="facts">
+      <dl class="facts account-facts">
         <Fact label="Name">{person.name}</Fact>
         <Fact label="E-mail address">{person.email}</Fact>
         <Fact label="Role">{accessLabel(session)}</Fact>
