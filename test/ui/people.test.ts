@@ -431,9 +431,45 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
     await annPage.context().close();
   });
 
+  it('gives operators people too: the operator key invites, an operator viewer reads without controls', async () => {
+    const page = await signIn(await newPage(browser, watched), hub.url, hub.adminKey);
+    const email = 'otto@hub-operator.example';
+    await invite(page, email, 'viewer');
+    await axe(page, 'the operator’s People');
+    const token = tokenOf(await invitationLink(smtp, email));
+    linkTokens.push(token);
+    const accepted = await hub.request('POST', `/v1/invitations/${token}/accept`, {
+      body: { name: 'Otto Operator', password: PASSWORD },
+    });
+    assert.equal(accepted.status, 201, accepted.text);
+    await page.reload();
+    await page.getByRole('cell', { name: 'Otto Operator' }).waitFor();
+    await page.context().close();
+
+    const otto = await signInAsPerson(await newPage(browser, watched), hub.url, {
+      email,
+      password: PASSWORD,
+    });
+    await otto.getByRole('heading', { name: 'Overview' }).waitFor();
+    assert.match(
+      (await otto.locator('.who').textContent()) ?? '',
+      /Otto Operator · Hub operator.*operator viewer/,
+    );
+    const nav = (await otto.getByRole('navigation', { name: 'Main' }).textContent()) ?? '';
+    assert.ok(!nav.includes('People'), nav);
+    await otto.getByRole('link', { name: 'Organizations' }).click();
+    await otto.getByRole('cell', { name: 'Rhein Bank' }).waitFor();
+    assert.equal(await otto.getByRole('button', { name: /verify|register/i }).count(), 0, 'no controls');
+    await otto.getByRole('link', { name: 'Operators' }).click();
+    await otto.getByText(/signed in as Otto Operator, an operator viewer/).waitFor();
+    assert.equal(await otto.getByRole('button', { name: /create|revoke/i }).count(), 0, 'no controls');
+    await axe(otto, 'the operators page for an operator viewer');
+    await otto.context().close();
+  });
+
   it('never puts a key, password, code, token or session in a URL or the logs, and keeps to the CSP', () => {
     assertNoKeyLeaked(secrets, watched.requested, hub);
-    assert.equal(linkTokens.length, 4);
+    assert.equal(linkTokens.length, 5);
     for (const token of linkTokens) assert.ok(!hub.allLogs().includes(token), 'no link token in the logs');
     assert.deepEqual(cspViolations(watched.consoleErrors), []);
   });

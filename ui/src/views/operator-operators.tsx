@@ -17,7 +17,7 @@ const COLUMNS = ['Name', 'Key', 'Created by', 'Created', 'State', { label: 'Acti
 const byWhom = (actor: string) => actor.replace(/^operator:(?:[0-9a-f-]{36}:)?/, '');
 
 export function OperatorOperators() {
-  const { client, operator: me } = useOperator();
+  const { client, operator: me, person } = useOperator();
   const announce = useAnnounce();
   const mayChange = useMay('admin');
   const [operators, setOperators] = useState<Operator[] | null>(null);
@@ -51,7 +51,11 @@ export function OperatorOperators() {
           Everyone who runs the hub, each with a key of their own: the audit names them (
           <code>operator:&lt;id&gt;:&lt;name&gt;</code>), and revoking a key ends that person’s access. The
           bootstrap key (<code>HUB_ADMIN_KEY</code>) is set in the hub’s configuration and is not listed.
-          {me ? ` You are signed in as ${me.name}.` : ' You are signed in with the bootstrap key.'}
+          {person
+            ? ` You are signed in as ${person.name}, an operator ${person.role} (People lists operator users).`
+            : me
+              ? ` You are signed in as ${me.name}.`
+              : ' You are signed in with the bootstrap key.'}
         </p>
       </PageHead>
       <ErrorNote error={loadError} />
