@@ -443,14 +443,14 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
     });
     assert.equal(accepted.status, 201, accepted.text);
     await page.reload();
-    await page.getByRole('cell', { name: 'Otto Operator' }).waitFor();
+    await page.getByRole('cell', { name: 'Otto Operator', exact: true }).waitFor();
     await page.context().close();
 
     const otto = await signInAsPerson(await newPage(browser, watched), hub.url, {
       email,
       password: PASSWORD,
     });
-    await otto.getByRole('heading', { name: 'Overview' }).waitFor();
+    await otto.getByRole('heading', { name: 'Hub overview' }).waitFor();
     assert.match(
       (await otto.locator('.who').textContent()) ?? '',
       /Otto Operator · Hub operator.*operator viewer/,
@@ -458,7 +458,7 @@ describe('people in the dashboard (Chromium)', { skip: skip ?? false, timeout: 2
     const nav = (await otto.getByRole('navigation', { name: 'Main' }).textContent()) ?? '';
     assert.ok(!nav.includes('People'), nav);
     await otto.getByRole('link', { name: 'Organizations' }).click();
-    await otto.getByRole('cell', { name: 'Rhein Bank' }).waitFor();
+    await otto.getByRole('cell', { name: 'Rhein Bank', exact: true }).waitFor();
     assert.equal(await otto.getByRole('button', { name: /verify|register/i }).count(), 0, 'no controls');
     await otto.getByRole('link', { name: 'Operators' }).click();
     await otto.getByText(/signed in as Otto Operator, an operator viewer/).waitFor();
