@@ -27,7 +27,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 
 let pgAvailable: Promise<string | null> | undefined;
 /** null when PostgreSQL answers, else why not. */
-function postgresProblem(): Promise<string | null> {
+export function postgresProblem(): Promise<string | null> {
   pgAvailable ??= (async () => {
     const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
     try {
