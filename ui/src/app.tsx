@@ -300,17 +300,18 @@ const GUARDED = new Set(['settings', 'people', 'account']);
 const hidden = (route: string) => GUARDED.has(route);
 
 function Who({ session }: { session: Session }) {
-  let who: string;
+  let who = '';
   // The kind of access, unless it is the plain one of its sign-in (an operator key, a full key).
   let tag: string | null = accessLabel(session);
-  if (session.kind === 'enrol' || session.person !== null) {
+  const person = session.person;
+  if (person) {
     const team =
       session.kind === 'org' ? session.me.name : session.kind === 'operator' ? 'Hub operator' : null;
-    who = team ? `${session.person!.name} · ${team}` : session.person!.name;
+    who = team ? `${person.name} · ${team}` : person.name;
   } else if (session.kind === 'operator') {
     who = `Hub operator · ${session.operator ? session.operator.name : 'bootstrap key'}`;
     tag = null;
-  } else {
+  } else if (session.kind === 'org') {
     who = `${session.me.name} · ${session.me.vaspDid}`;
     if (session.scope === 'full') tag = null;
   }
