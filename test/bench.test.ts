@@ -69,7 +69,7 @@ it('compares two builds with --base: before and after rows, the ratio and a verd
   const { stdout } = await run(
     process.execPath,
     ['--import', 'tsx', 'bench/run.ts', '--smoke', `--base=${root}`],
-    { cwd: root, timeout: 240_000, maxBuffer: 4 * 1024 * 1024 },
+    { cwd: root, timeout: 420_000, maxBuffer: 4 * 1024 * 1024 },
   );
   for (const scenario of [
     'initiate',
