@@ -202,7 +202,11 @@ export class OidcService {
     });
     const claims = tokens.claims();
     if (!claims) throw new SsoRefused('provider', organizationId);
-    return claims;
+    if (typeof claims.email === 'string' && typeof claims.email_verified === 'boolean') return claims;
+    // Providers that keep the e-mail out of the ID token in the code flow answer it at userinfo,
+    // for the same subject (openid-client checks `sub`).
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    return { ...claims, email: info.email, email_verified: info.email_verified, name: claims.name ?? info.name };
   }
 
   private async signIn(organizationId: string, claims: client.IDToken, clientAddress: string) {
