@@ -70,7 +70,8 @@ export function redactUrl(url: string): string {
   }
   // The single sign-on callback's query holds the provider's code and the sign-in's state.
   const query = decoded.indexOf('?');
-  if (query >= 0 && SSO_CALLBACK.test(decoded.slice(0, query))) return `${decoded.slice(0, query)}?[redacted]`;
+  if (query >= 0 && SSO_CALLBACK.test(decoded.slice(0, query)))
+    return `${decoded.slice(0, query)}?[redacted]`;
   TOKEN_IN_PATH.lastIndex = 0;
   if (!TOKEN_IN_PATH.test(decoded)) return url;
   return decoded.replace(TOKEN_IN_PATH, '/$1/[token]');

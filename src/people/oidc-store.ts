@@ -48,9 +48,10 @@ export async function upsertConfig(
 /** Turns single sign-on off for the organization; false when it was not on. */
 export async function deleteConfig(q: Queryable, organizationId: string): Promise<boolean> {
   await q.query('DELETE FROM oidc_sign_ins WHERE organization_id = $1', [organizationId]);
-  const rows = await q.query('DELETE FROM oidc_configs WHERE organization_id = $1 RETURNING organization_id', [
-    organizationId,
-  ]);
+  const rows = await q.query(
+    'DELETE FROM oidc_configs WHERE organization_id = $1 RETURNING organization_id',
+    [organizationId],
+  );
   return rows.length > 0;
 }
 

@@ -90,7 +90,11 @@ export class OidcService {
   }
 
   /** Sets the organization's provider once its issuer answers discovery. */
-  async set(organizationId: string, body: { issuer: string; clientId: string; clientSecret: string }, actor: Actor) {
+  async set(
+    organizationId: string,
+    body: { issuer: string; clientId: string; clientSecret: string },
+    actor: Actor,
+  ) {
     const issuer = body.issuer;
     await this.discover(issuer, body.clientId, body.clientSecret).catch((err: unknown) => {
       throw validationFailed([{ path: '/issuer', message: `could not be discovered: ${describe(err)}` }]);
@@ -116,7 +120,8 @@ export class OidcService {
 
   async remove(organizationId: string, actor: Actor): Promise<void> {
     await this.deps.db.transaction(async (tx) => {
-      if (!(await oidc.deleteConfig(tx, organizationId))) throw notFound('Single sign-on for this organization');
+      if (!(await oidc.deleteConfig(tx, organizationId)))
+        throw notFound('Single sign-on for this organization');
       await recordAudit(tx, {
         actor,
         action: 'organization.sso_removed',
@@ -162,10 +167,11 @@ export class OidcService {
     try {
       const params = new URLSearchParams(query);
       const state = params.get('state');
-      if (!state || binding === undefined) throw new SsoRefused('state', undefined);
+      if (!state) throw new SsoRefused('state', undefined);
+      // Taken whatever follows: a state is good for one callback, even a refused one.
       const started = await oidc.takeSignIn(this.deps.db, sha256(state));
       organizationId = started?.organizationId;
-      if (!started || !timingSafeEqual(sha256(binding), started.bindingHash))
+      if (!started || binding === undefined || !timingSafeEqual(sha256(binding), started.bindingHash))
         throw new SsoRefused('state', organizationId);
       const claims = await this.exchange(started.organizationId, query, state, binding);
       return await this.signIn(started.organizationId, claims, clientAddress);
@@ -206,7 +212,12 @@ export class OidcService {
     // Providers that keep the e-mail out of the ID token in the code flow answer it at userinfo,
     // for the same subject (openid-client checks `sub`).
     const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
-    return { ...claims, email: info.email, email_verified: info.email_verified, name: claims.name ?? info.name };
+    return {
+      ...claims,
+      email: info.email,
+      email_verified: info.email_verified,
+      name: claims.name ?? info.name,
+    };
   }
 
   private async signIn(organizationId: string, claims: client.IDToken, clientAddress: string) {
@@ -222,7 +233,8 @@ export class OidcService {
         if (userId === undefined) {
           const invitation = await oidc.lockInvitationFor(tx, organizationId, email);
           if (!invitation || unusable === undefined) throw new SsoRefused('not-invited', organizationId);
-          if (await store.emailInUse(tx, invitation.email)) throw new SsoRefused('email-in-use', organizationId);
+          if (await store.emailInUse(tx, invitation.email))
+            throw new SsoRefused('email-in-use', organizationId);
           const name = typeof claims.name === 'string' && isPrintableName(claims.name) ? claims.name : email;
           const user = await store.insertUser(tx, {
             id: randomUUID(),
@@ -262,7 +274,8 @@ export class OidcService {
     const config = this.discover(found.issuer, found.clientId, secret);
     this.clients.set(found.organizationId, { version, config });
     config.catch(() => {
-      if (this.clients.get(found.organizationId)?.config === config) this.clients.delete(found.organizationId);
+      if (this.clients.get(found.organizationId)?.config === config)
+        this.clients.delete(found.organizationId);
     });
     return config;
   }
@@ -277,7 +290,9 @@ export class OidcService {
     return client.discovery(url, clientId, undefined, client.ClientSecretBasic(clientSecret), {
       [client.customFetch]: this.fetcher,
       timeout: PROVIDER_TIMEOUT_S,
-      ...(this.deps.allowPrivate && url.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}),
+      ...(this.deps.allowPrivate && url.protocol === 'http:'
+        ? { execute: [client.allowInsecureRequests] }
+        : {}),
     });
   }
 
@@ -298,7 +313,8 @@ export function refusalText(reason: Refusal): string {
 function describe(err: unknown): string {
   if (err instanceof ProviderRefused) return err.message;
   if (err instanceof client.AuthorizationResponseError) return `the provider answered ${err.error}`;
-  if (err instanceof client.ResponseBodyError) return `the provider answered ${err.error} (HTTP ${err.status})`;
+  if (err instanceof client.ResponseBodyError)
+    return `the provider answered ${err.error} (HTTP ${err.status})`;
   const code = (err as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && /^[A-Z_]{3,64}$/.test(code)) return code.toLowerCase().replace(/_/g, ' ');
   return 'the provider could not be reached or answered wrongly';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { eachBackend, type TestHub } from '../harness.js';
-import { CookieJar, browse, TestProvider } from '../support/oidc-provider.js';
+import { browse, CookieJar, TestProvider } from '../support/oidc-provider.js';
 import { addPerson, as, invitationLink, uniqueEmail } from '../support/people.js';
 import { SmtpSink } from '../support/smtp.js';
 
@@ -22,7 +22,10 @@ async function toCallback(hub: TestHub, provider: TestProvider, organizationId: 
     next.href.startsWith(`${hub.url}/v1/sso/callback`),
   );
   const last = hops.at(-1)!;
-  assert.ok(last.location?.startsWith(`${hub.url}/v1/sso/callback?`), JSON.stringify(hops.map((h) => [h.url.href, h.status])));
+  assert.ok(
+    last.location?.startsWith(`${hub.url}/v1/sso/callback?`),
+    JSON.stringify(hops.map((h) => [h.url.href, h.status])),
+  );
   return { jar, hops, callback: new URL(last.location!) };
 }
 
@@ -148,7 +151,8 @@ eachBackend(
       const csrf = /^#csrf=([A-Za-z0-9_-]{43})$/.exec(target.hash)?.[1];
       assert.ok(csrf, done.location);
       const sessionLine = jar.line('trh_session') ?? '';
-      for (const flag of ['HttpOnly', 'SameSite=Strict', 'Path=/']) assert.ok(sessionLine.includes(flag), sessionLine);
+      for (const flag of ['HttpOnly', 'SameSite=Strict', 'Path=/'])
+        assert.ok(sessionLine.includes(flag), sessionLine);
       assert.equal(jar.line('trh_sso'), undefined, 'the binding cookie is cleared');
 
       const cookie = jar.header(new URL(`${hub().url}/v1/users/me`));
@@ -161,9 +165,15 @@ eachBackend(
       const list = await as(hub(), { key: org.apiKey }, 'GET', '/v1/users');
       assert.ok(!list.body.invitations.some((i: { email: string }) => i.email === email), 'accepted');
       const joined = await auditRows(hub(), 'user.joined');
-      assert.ok(joined.some((r) => r.subject_id === me.body.user.id && JSON.stringify(r.details).includes('sso')));
+      assert.ok(
+        joined.some((r) => r.subject_id === me.body.user.id && JSON.stringify(r.details).includes('sso')),
+      );
       const opened = await auditRows(hub(), 'session.created');
-      assert.ok(opened.some((r) => r.actor === `user:${me.body.user.id}` && JSON.stringify(r.details).includes('sso')));
+      assert.ok(
+        opened.some(
+          (r) => r.actor === `user:${me.body.user.id}` && JSON.stringify(r.details).includes('sso'),
+        ),
+      );
 
       // The CSRF token from the fragment works like the one a password sign-in answers with.
       const out = await hub().request('DELETE', '/v1/sessions/current', { headers: { cookie } });
@@ -224,7 +234,7 @@ eachBackend(
       for (const code of codes) assert.ok(!JSON.stringify(refused).includes(code));
     });
 
-    it('refuses a tampered state, a callback without the browser’s binding, and an expired-looking one', async () => {
+    it('refuses a tampered state, and a genuine callback in a browser that did not start it', async () => {
       const member = await addPerson(hub(), smtp, { key: org.apiKey }, 'viewer');
       provider.accounts.set('tess', { email: member.email, email_verified: true });
 
@@ -235,16 +245,25 @@ eachBackend(
       assert.equal(bad.res.status, 401, bad.text);
       assert.match(bad.text, /unknown, used or expired/);
 
-      // Another browser (no binding cookie) with the genuine callback URL: login CSRF refused.
+      // Another browser (no binding cookie) with the genuine callback URL: login CSRF refused,
+      // and the state is used up by it.
       const elsewhere = await arrive(new CookieJar(), callback);
       assert.equal(elsewhere.res.status, 401, elsewhere.text);
-      // And the genuine browser cannot use it afterwards: the state was taken.
       const late = await arrive(jar, callback);
       assert.equal(late.res.status, 401, late.text);
 
+      // A browser with its own binding cookie but another sign-in's state.
+      const first = await toCallback(hub(), provider, org.id, 'tess');
+      const second = await toCallback(hub(), provider, org.id, 'tess');
+      const crossed = await arrive(second.jar, first.callback);
+      assert.equal(crossed.res.status, 401, crossed.text);
+      assert.equal(second.jar.line('trh_session'), undefined);
+
       const refused = await auditRows(hub(), 'session.sso_refused');
       assert.ok(refused.some((r) => r.subject_id === 'unknown'));
-      assert.ok(refused.some((r) => r.subject_id === org.id && (r.details as { reason: string }).reason === 'state'));
+      assert.ok(
+        refused.some((r) => r.subject_id === org.id && (r.details as { reason: string }).reason === 'state'),
+      );
     });
 
     it('never logs the client secret, a code or a token, and turns SSO off', async () => {

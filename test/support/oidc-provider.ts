@@ -93,7 +93,11 @@ export class CookieJar {
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1).trim();
-      const path = attrs.map((a) => a.trim()).find((a) => /^path=/i.test(a))?.slice(5) ?? '/';
+      const path =
+        attrs
+          .map((a) => a.trim())
+          .find((a) => /^path=/i.test(a))
+          ?.slice(5) ?? '/';
       const key = `${url.hostname} ${name}`;
       if (/max-age=0\b/i.test(line) || /expires=thu, 01 jan 1970/i.test(line)) this.cookies.delete(key);
       else this.cookies.set(key, { value, path, attrs: line });
@@ -124,7 +128,11 @@ export interface Hop {
  * Follows redirects from `start` with the jar, like a browser, until a response that is not a
  * redirect, or one whose Location `stop` accepts (returned, not followed). Every hop is returned.
  */
-export async function browse(jar: CookieJar, start: string, stop: (location: URL) => boolean): Promise<Hop[]> {
+export async function browse(
+  jar: CookieJar,
+  start: string,
+  stop: (location: URL) => boolean,
+): Promise<Hop[]> {
   const hops: Hop[] = [];
   let url = new URL(start);
   for (let i = 0; i < 20; i++) {
