@@ -81,7 +81,7 @@ export async function takeSignIn(
     [stateHash],
   );
   const r = rows[0];
-  if (!r || r.live !== true) return undefined;
+  if (r?.live !== true) return undefined;
   return { organizationId: r.organization_id as string, bindingHash: toBuffer(r.binding_hash) };
 }
 
