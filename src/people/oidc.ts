@@ -285,8 +285,10 @@ export class OidcService {
     try {
       url = new URL(issuer);
     } catch {
-      return Promise.reject(new Error('not an absolute URL'));
+      return Promise.reject(new ProviderRefused('not an absolute URL'));
     }
+    const problem = targetProblem(url, this.deps.allowPrivate);
+    if (problem) return Promise.reject(new ProviderRefused(`the issuer ${problem}`));
     return client.discovery(url, clientId, undefined, client.ClientSecretBasic(clientSecret), {
       [client.customFetch]: this.fetcher,
       timeout: PROVIDER_TIMEOUT_S,
