@@ -57,6 +57,8 @@ export class SsoRefused extends Error {
   constructor(
     readonly reason: Refusal,
     readonly organizationId: string | undefined,
+    /** What the provider did wrong, as describe() puts it (never a body or a token). */
+    readonly providerError?: string,
   ) {
     super(REFUSALS[reason]);
   }
@@ -165,31 +167,37 @@ export class OidcService {
   async finish(query: string, binding: string | undefined, clientAddress: string) {
     let organizationId: string | undefined;
     try {
-      const params = new URLSearchParams(query);
-      const state = params.get('state');
+      const state = new URLSearchParams(query).get('state');
       if (!state) throw new SsoRefused('state', undefined);
       // Taken whatever follows: a state is good for one callback, even a refused one.
       const started = await oidc.takeSignIn(this.deps.db, sha256(state));
       organizationId = started?.organizationId;
       if (!started || binding === undefined || !timingSafeEqual(sha256(binding), started.bindingHash))
         throw new SsoRefused('state', organizationId);
-      const claims = await this.exchange(started.organizationId, query, state, binding);
+      const claims = await this.exchange(started.organizationId, query, state, binding).catch(
+        (err: unknown) => {
+          if (err instanceof SsoRefused) throw err;
+          // The provider refused, or answered what openid-client does not accept.
+          throw new SsoRefused('provider', started.organizationId, describe(err));
+        },
+      );
       return await this.signIn(started.organizationId, claims, clientAddress);
     } catch (err) {
-      const refusal = err instanceof SsoRefused ? err : new SsoRefused('provider', organizationId);
+      // Anything else (the database) is the hub's own failure: a logged 500, not a refusal.
+      if (!(err instanceof SsoRefused)) throw err;
       await recordAudit(this.deps.db, {
         actor: 'hub',
         action: 'session.sso_refused',
         subjectType: 'organization',
-        subjectId: refusal.organizationId ?? 'unknown',
+        subjectId: err.organizationId ?? 'unknown',
         details: {
-          organizationId: refusal.organizationId ?? null,
-          reason: refusal.reason,
+          organizationId: err.organizationId ?? null,
+          reason: err.reason,
           clientAddress,
-          ...(err instanceof SsoRefused ? {} : { error: describe(err) }),
+          ...(err.providerError ? { error: err.providerError } : {}),
         },
       });
-      throw refusal;
+      throw err;
     }
   }
 

@@ -266,6 +266,24 @@ eachBackend(
       );
     });
 
+    it('refuses a sign-in the provider refused, and audits what the provider said', async () => {
+      const { jar, callback } = await toCallback(hub(), provider, org.id, 'deny');
+      assert.equal(callback.searchParams.get('error'), 'access_denied');
+      assert.equal(callback.searchParams.get('code'), null);
+      const done = await arrive(jar, callback);
+      assert.equal(done.res.status, 401, done.text);
+      assert.match(done.text, /did not confirm/);
+      const [last] = (await auditRows(hub(), 'session.sso_refused')).slice(-1);
+      assert.deepEqual(
+        [
+          last!.subject_id,
+          (last!.details as { reason: string }).reason,
+          (last!.details as { error: string }).error,
+        ],
+        [org.id, 'provider', 'the provider answered access_denied'],
+      );
+    });
+
     it('never logs the client secret, a code or a token, and turns SSO off', async () => {
       const logs = hub().allLogs();
       assert.ok(!logs.includes(provider.clientSecret), 'client secret in logs');

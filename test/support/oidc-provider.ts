@@ -17,7 +17,7 @@ export interface Account {
 
 export class TestProvider {
   readonly accounts = new Map<string, Account>();
-  /** The account the next login interaction signs in. */
+  /** The account the next login interaction signs in ('deny': none, the person cancels). */
   nextLogin = '';
   readonly clientId = `hub-${randomBytes(4).toString('hex')}`;
   readonly clientSecret = randomBytes(24).toString('base64url');
@@ -68,7 +68,12 @@ export class TestProvider {
       try {
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name !== 'login') throw new Error(`unexpected prompt ${details.prompt.name}`);
-        await provider.interactionFinished(req, res, { login: { accountId: t.nextLogin } });
+        // 'deny': the person cancels at the provider, which sends the browser back with an error.
+        const result =
+          t.nextLogin === 'deny'
+            ? { error: 'access_denied', error_description: 'The person cancelled.' }
+            : { login: { accountId: t.nextLogin } };
+        await provider.interactionFinished(req, res, result);
       } catch (err) {
         res.statusCode = 500;
         res.end(String(err));
