@@ -50,6 +50,8 @@ import { adminOperationsRoutes } from './operations/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { OperatorService } from './operators/service.js';
 import { secureCookies } from './people/cookies.js';
+import { OidcService } from './people/oidc.js';
+import { oidcRoutes } from './people/oidc-routes.js';
 import { adminPeopleRoutes, peopleRoutes } from './people/routes.js';
 import { PeopleService } from './people/service.js';
 import { SessionService } from './people/sessions.js';
@@ -94,6 +96,7 @@ const REDACT = [
   '*.apiKey',
   '*.webhookSecret',
   '*.secret',
+  '*.clientSecret',
   '*.ivms101Data',
   '*.encryptedPii',
 ];
@@ -358,6 +361,17 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     failed: auth.failed,
   });
   adminPeopleRoutes(app, people);
+  oidcRoutes(
+    app,
+    new OidcService({
+      db,
+      keys,
+      sessions,
+      allowPrivate,
+      baseUrl: () => config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
+    }),
+    { secureCookies: secureCookies(config.publicUrl, config.host), failed: auth.failed },
+  );
   adminOperationsRoutes(app, db);
   rekeyRoutes(app, rekeyJob);
   auditRoutes(

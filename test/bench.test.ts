@@ -69,11 +69,13 @@ it('compares two builds with --base: before and after rows, the ratio and a verd
   const { stdout } = await run(
     process.execPath,
     ['--import', 'tsx', 'bench/run.ts', '--smoke', `--base=${root}`],
-    { cwd: root, timeout: 240_000, maxBuffer: 4 * 1024 * 1024 },
+    { cwd: root, timeout: 420_000, maxBuffer: 4 * 1024 * 1024 },
   );
   for (const scenario of [
     'initiate',
     'hub CPU per initiation',
+    'audited personal-data read',
+    'hub CPU per audited read',
     'one worker draining 200 queued deliveries',
     'hub CPU per delivery',
   ]) {
@@ -88,8 +90,8 @@ it('compares two builds with --base: before and after rows, the ratio and a verd
   }
   assert.doesNotMatch(stdout, /start-up|end-to-end|naive/);
   const latest = JSON.parse(readFileSync(new URL('../bench/results/latest.json', import.meta.url), 'utf8'));
-  assert.equal(latest.rows.length, 8);
+  assert.equal(latest.rows.length, 12);
   const rates = latest.rows.filter((row: { errors?: number }) => row.errors !== undefined);
-  assert.equal(rates.length, 4);
+  assert.equal(rates.length, 6);
   for (const row of rates) assert.equal(row.errors, 0, `${row.scenario}: ${row.errors} errors`);
 });

@@ -41,6 +41,8 @@ export function serializeError(err: Error): LoggedError {
 const TOKEN_IN_PATH =
   /\/(claims|claim|credentials|invitations|invitation|ta|resolutions|confirmations)\/+[^/?#]+/gi;
 
+const SSO_CALLBACK = /\/sso\/+callback\/*$/i;
+
 /** Runs of percent-escapes, decoded (as UTF-8, or byte by byte where that fails). */
 function percentDecoded(text: string): string {
   return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
@@ -66,6 +68,10 @@ export function redactUrl(url: string): string {
     if (next === decoded) break;
     decoded = next;
   }
+  // The single sign-on callback's query holds the provider's code and the sign-in's state.
+  const query = decoded.indexOf('?');
+  if (query >= 0 && SSO_CALLBACK.test(decoded.slice(0, query)))
+    return `${decoded.slice(0, query)}?[redacted]`;
   TOKEN_IN_PATH.lastIndex = 0;
   if (!TOKEN_IN_PATH.test(decoded)) return url;
   return decoded.replace(TOKEN_IN_PATH, '/$1/[token]');

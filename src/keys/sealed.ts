@@ -7,6 +7,7 @@
 import { pickupContext } from '../claims/service.js';
 import { secretContext } from '../directory/keys.js';
 import { context as answerContext } from '../idempotency/index.js';
+import { oidcSecretContext } from '../people/oidc-store.js';
 import { totpContext } from '../people/secrets.js';
 import { context as reasonContext } from '../transactions/reasons.js';
 import { hubKeyContext } from './link-key.js';
@@ -66,4 +67,11 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     context: ([n]) => hubKeyContext(n!),
   },
   { table: 'users', column: 'sealed_totp', key: ['id'], fields: ['id'], context: ([id]) => totpContext(id!) },
+  {
+    table: 'oidc_configs',
+    column: 'sealed_client_secret',
+    key: ['organization_id'],
+    fields: ['organization_id'],
+    context: ([org]) => oidcSecretContext(org!),
+  },
 ];

@@ -20,7 +20,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { recordAudit } from '../audit/store.js';
 import { openPii, type SealingKeys } from '../crypto/envelope.js';
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../http/errors.js';
 import { verifyNothing, verifyPassword } from './passwords.js';
 import { recoveryCodeHash, totpContext } from './secrets.js';
@@ -81,25 +81,38 @@ export class SessionService {
       await sessions.recordFailure(this.db, emailHash, THROTTLE);
       throw refused();
     }
+    const opened = await this.db.transaction(async (tx) => {
+      await sessions.clearFailures(tx, emailHash);
+      return this.open(tx, user, { clientAddress, secondFactor: user.totpEnabled });
+    });
+    return { user: store.publicUser(user), ...opened };
+  }
+
+  /**
+   * Opens a session for a user who has proven who they are (a password and second factor here, or
+   * single sign-on, people/oidc.ts), in the caller's transaction, with its audit row.
+   */
+  async open(
+    tx: Queryable,
+    user: store.UserRecord,
+    details: Record<string, unknown>,
+  ): Promise<{ sessionId: string; csrfToken: string }> {
     const sessionId = randomBytes(32).toString('base64url');
     const csrfToken = csrfTokenOf(sessionId);
-    await this.db.transaction(async (tx) => {
-      await sessions.clearFailures(tx, emailHash);
-      await sessions.insertSession(tx, {
-        idHash: hash(sessionId),
-        userId: user.id,
-        csrfHash: hash(csrfToken),
-        maxMs: this.limits.maxMs,
-      });
-      await recordAudit(tx, {
-        actor: `user:${user.id}`,
-        action: 'session.created',
-        subjectType: 'user',
-        subjectId: user.id,
-        details: { organizationId: user.organizationId, clientAddress, secondFactor: user.totpEnabled },
-      });
+    await sessions.insertSession(tx, {
+      idHash: hash(sessionId),
+      userId: user.id,
+      csrfHash: hash(csrfToken),
+      maxMs: this.limits.maxMs,
     });
-    return { user: store.publicUser(user), sessionId, csrfToken };
+    await recordAudit(tx, {
+      actor: `user:${user.id}`,
+      action: 'session.created',
+      subjectType: 'user',
+      subjectId: user.id,
+      details: { organizationId: user.organizationId, ...details },
+    });
+    return { sessionId, csrfToken };
   }
 
   /** Without TOTP on, nothing more is asked; with it, a current code or an unused recovery code. */

@@ -773,7 +773,12 @@ for (const backend of ['pglite', 'postgres'] as const) {
       const t = (await a.request('GET', `/v1/transactions/${ref}`, { key: alice.apiKey })).body;
       assert.equal(t.status, 'CONFIRMED');
       assert.equal(t.destination, 'TXpeerAddress1');
-      assert.deepEqual([t.trp.peer.name, t.trp.peer.lei], ['Peer VASP', '5493001KJTIIGC8Y1R12']);
+      // The peer's /identity is read after the inquiry, on its own: its decision can come first.
+      const identified = await eventually(async () => {
+        const p = (await a.request('GET', `/v1/transactions/${ref}`, { key: alice.apiKey })).body.trp.peer;
+        return p.name === null ? undefined : p;
+      }, 'the peer identified');
+      assert.deepEqual([identified.name, identified.lei], ['Peer VASP', '5493001KJTIIGC8Y1R12']);
 
       await a.request('POST', '/v1/transactions/tx-hash', {
         key: alice.apiKey,
