@@ -144,9 +144,9 @@ export function oidcRoutes(
         security: [],
         summary: 'Where the provider sends the browser back: a session cookie and a redirect to /ui/',
         description:
-          'On success, 302 to `/ui/#csrf=<token>` with the session cookie set as `POST /v1/sessions` sets it ' +
-          '(the fragment never reaches a server). A wrong, used or expired state, an unverified or uninvited ' +
-          'e-mail, or a refusal by the provider answer 401.',
+          'On success, 302 to `/ui/` with the session cookie set as `POST /v1/sessions` sets it (the dashboard ' +
+          'reads its CSRF token with `GET /v1/sessions/current`). A wrong, used or expired state, an unverified ' +
+          'or uninvited e-mail, or a refusal by the provider answer 401.',
         querystring: CallbackQuery,
         response: { 302: Redirect('To the dashboard, signed in'), ...problems(400) },
       },
@@ -158,7 +158,8 @@ export function oidcRoutes(
         const signed = await sso.finish(query, readSsoCookie(request.headers.cookie), request.ip);
         reply.header('set-cookie', [sessionCookie(signed.sessionId, opts.secureCookies), cleared]);
         reply.header('cache-control', 'no-store');
-        return reply.redirect(`/ui/#csrf=${signed.csrfToken}`, 302);
+        // No token in the address: the dashboard reads it from GET /v1/sessions/current.
+        return reply.redirect('/ui/', 302);
       } catch (err) {
         if (!(err instanceof SsoRefused)) throw err;
         throw (

@@ -195,9 +195,6 @@ export function App() {
   }, [begin, endsOn401, signOut]);
 
   useEffect(() => {
-    // Single sign-on lands on /ui/#csrf=<token>: the session is read from the cookie (below), so
-    // the token is taken out of the address bar and the history at once.
-    if (window.location.hash.startsWith('#csrf=')) history.replaceState(null, '', window.location.pathname);
     // A tab holding a key keeps it; otherwise the browser's session cookie may already be signed in.
     const key = storedKey();
     const restore = key
