@@ -49,6 +49,13 @@ const OidcAnswer = Type.Object({
   issuer: Type.String(),
   clientId: Type.String(),
   redirectUri: Type.String({ description: 'The redirect URI to register with the provider.' }),
+  signInUrl: Type.String({
+    description: 'The dashboard’s sign-in page with this organization’s SSO button: share it with the team.',
+  }),
+});
+
+const SsoPage = Type.Object({
+  organizationName: Type.String({ description: 'Shown on the sign-in page’s single sign-on button.' }),
 });
 
 const StartParams = Type.Object({ organizationId: Type.String({ format: 'uuid' }) });
@@ -116,6 +123,22 @@ export function oidcRoutes(
   );
 
   app.get(
+    '/v1/sso/:organizationId',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        security: [],
+        summary: 'What the sign-in page shows for an organization’s SSO link: its name (no key)',
+        description: '404 when the organization has no single sign-on.',
+        params: StartParams,
+        response: { 200: SsoPage, ...problems(404) },
+      },
+    },
+    (request) => sso.signInPage(request.params.organizationId),
+  );
+
+  app.get(
     '/v1/sso/:organizationId/start',
     {
       config: { public: true },
@@ -155,7 +178,10 @@ export function oidcRoutes(
       const cleared = ssoCookie('', opts.secureCookies, 0);
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
       try {
-        const signed = await sso.finish(query, readSsoCookie(request.headers.cookie), request.ip);
+        const signed = await sso.finish(query, readSsoCookie(request.headers.cookie), {
+          address: request.ip,
+          userAgent: request.headers['user-agent'],
+        });
         reply.header('set-cookie', [sessionCookie(signed.sessionId, opts.secureCookies), cleared]);
         reply.header('cache-control', 'no-store');
         // No token in the address: the dashboard reads it from GET /v1/sessions/current.

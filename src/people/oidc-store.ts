@@ -15,6 +15,16 @@ export interface OidcRecord {
   updatedAt: string;
 }
 
+/** The organization's name when it has single sign-on set, else undefined. */
+export async function nameWithSso(q: Queryable, organizationId: string): Promise<string | undefined> {
+  const rows = await q.query<{ name: string }>(
+    `SELECT o.name FROM oidc_configs c JOIN organizations o ON o.id = c.organization_id
+      WHERE c.organization_id = $1`,
+    [organizationId],
+  );
+  return rows[0]?.name;
+}
+
 export async function findConfig(q: Queryable, organizationId: string): Promise<OidcRecord | undefined> {
   const rows = await q.query(
     `SELECT organization_id, issuer, client_id, sealed_client_secret, updated_at

@@ -30,7 +30,7 @@ import { isEmail, isPrintableName } from '../text/formats.js';
 import * as oidc from './oidc-store.js';
 import { oidcSecretContext } from './oidc-store.js';
 import { hashPassword } from './passwords.js';
-import type { SessionService } from './sessions.js';
+import type { Client, SessionService } from './sessions.js';
 import * as store from './store.js';
 
 /** How long a started sign-in waits for the provider to send the browser back. */
@@ -88,7 +88,7 @@ export class OidcService {
   async get(organizationId: string) {
     const found = await oidc.findConfig(this.deps.db, organizationId);
     if (!found) throw notFound('Single sign-on for this organization');
-    return this.shape(found.issuer, found.clientId);
+    return this.shape(organizationId, found.issuer, found.clientId);
   }
 
   /** Sets the organization's provider once its issuer answers discovery. */
@@ -117,7 +117,7 @@ export class OidcService {
       });
     });
     this.clients.delete(organizationId);
-    return this.shape(issuer, body.clientId);
+    return this.shape(organizationId, issuer, body.clientId);
   }
 
   async remove(organizationId: string, actor: Actor): Promise<void> {
@@ -164,7 +164,7 @@ export class OidcService {
    * Finishes a sign-in from the provider's redirect (its query string as sent) and the browser's
    * binding cookie: a session, or an SsoRefused (audited here).
    */
-  async finish(query: string, binding: string | undefined, clientAddress: string) {
+  async finish(query: string, binding: string | undefined, from: Client) {
     let organizationId: string | undefined;
     try {
       const state = new URLSearchParams(query).get('state');
@@ -181,7 +181,7 @@ export class OidcService {
           throw new SsoRefused('provider', started.organizationId, describe(err));
         },
       );
-      return await this.signIn(started.organizationId, claims, clientAddress);
+      return await this.signIn(started.organizationId, claims, from);
     } catch (err) {
       // Anything else (the database) is the hub's own failure: a logged 500, not a refusal.
       if (!(err instanceof SsoRefused)) throw err;
@@ -193,7 +193,7 @@ export class OidcService {
         details: {
           organizationId: err.organizationId ?? null,
           reason: err.reason,
-          clientAddress,
+          clientAddress: from.address,
           ...(err.providerError ? { error: err.providerError } : {}),
         },
       });
@@ -228,7 +228,7 @@ export class OidcService {
     };
   }
 
-  private async signIn(organizationId: string, claims: client.IDToken, clientAddress: string) {
+  private async signIn(organizationId: string, claims: client.IDToken, from: Client) {
     const email = claims.email;
     if (claims.email_verified !== true || typeof email !== 'string' || !isEmail(email))
       throw new SsoRefused('unverified', organizationId);
@@ -264,7 +264,7 @@ export class OidcService {
         }
         const user = await store.findActiveUser(tx, userId, organizationId);
         if (!user) throw new SsoRefused('not-invited', organizationId);
-        const opened = await this.deps.sessions.open(tx, user, { clientAddress, via: 'sso' });
+        const opened = await this.deps.sessions.open(tx, user, from, { via: 'sso' });
         return { user: store.publicUser(user), ...opened };
       });
     } catch (err) {
@@ -306,8 +306,21 @@ export class OidcService {
     });
   }
 
-  private shape(issuer: string, clientId: string) {
-    return { issuer, clientId, redirectUri: this.redirectUri() };
+  private shape(organizationId: string, issuer: string, clientId: string) {
+    const base = this.deps.baseUrl().replace(/\/+$/, '');
+    return {
+      issuer,
+      clientId,
+      redirectUri: this.redirectUri(),
+      signInUrl: `${base}/ui/?sso=${organizationId}`,
+    };
+  }
+
+  /** What the sign-in page may show before anyone signs in: the organization's name, when it has SSO. */
+  async signInPage(organizationId: string): Promise<{ organizationName: string }> {
+    const name = await oidc.nameWithSso(this.deps.db, organizationId);
+    if (name === undefined) throw notFound('Single sign-on for this organization');
+    return { organizationName: name };
   }
 }
 

@@ -12,12 +12,20 @@
  * unknown e-mail takes as long to refuse as a wrong password.
  */
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { validationFailed } from '../http/errors.js';
 
 export const PASSWORD_PARAMS = { logN: 15, r: 8, p: 3, saltBytes: 16, keyBytes: 32 } as const;
 
 /** At least this many characters (SPEC §17); at most so many, so nobody hashes a megabyte. */
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 256;
+
+/** Refuses a password of the wrong length (400), naming the field it came in. */
+export function checkPassword(password: string, path = '/password'): void {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw validationFailed([{ path, message: `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` }]);
+  }
+}
 
 function derive(password: string, salt: Buffer, logN: number, r: number, p: number, keyBytes: number) {
   const N = 2 ** logN;

@@ -45,17 +45,22 @@ export const ROUTE_NEEDS: Record<string, Need> = {
   'POST /v1/users/invitations': 'admin',
   'PATCH /v1/users/:id': 'admin',
   'DELETE /v1/users/:id': 'admin',
+  'DELETE /v1/users/invitations/:id': 'admin',
   'GET /v1/users/policy': 'admin',
   'PUT /v1/users/policy': 'admin',
   'GET /v1/users/me': 'self',
   'POST /v1/users/me/totp': 'self',
   'POST /v1/users/me/totp/confirm': 'self',
+  'GET /v1/users/me/sessions': 'self',
+  'DELETE /v1/users/me/sessions/:id': 'self',
+  'POST /v1/users/me/password': 'self',
   'GET /v1/sessions/current': 'self',
   'DELETE /v1/sessions/current': 'self',
   'GET /v1/admin/users': 'admin',
   'POST /v1/admin/users/invitations': 'admin',
   'PATCH /v1/admin/users/:id': 'admin',
   'DELETE /v1/admin/users/:id': 'admin',
+  'DELETE /v1/admin/users/invitations/:id': 'admin',
 };
 
 const READS = new Set(['GET', 'HEAD']);

@@ -13,13 +13,17 @@ import { clearedSessionCookie, readSessionCookie, sessionCookie } from './cookie
 import {
   Accept,
   ChangeOperatorRole,
+  ChangePassword,
   ChangeRole,
   Invitation,
   Invite,
   InviteOperator,
   Me,
+  OwnSessions,
+  PasswordChanged,
   Policy,
   RecoveryCodes,
+  SessionParams,
   SignedIn,
   SignIn,
   TokenParams,
@@ -39,6 +43,45 @@ function me(request: FastifyRequest): { userId: string; team: Team } {
   const user = userOf(request);
   if (!user) throw new AppError('FORBIDDEN', 'This route is for a signed-in person, not an API key.');
   return { userId: user.userId, team: user.organizationId };
+}
+
+/** The signed-in person's session as the hook authenticated it. */
+function session(request: FastifyRequest) {
+  const auth = request.auth;
+  if (auth?.kind !== 'user')
+    throw new AppError('FORBIDDEN', 'This route is for a signed-in person, not an API key.');
+  return auth;
+}
+
+/** Where a sign-in comes from, kept with its session for "My account". */
+const clientOf = (request: FastifyRequest) => ({
+  address: request.ip,
+  userAgent: request.headers['user-agent'],
+});
+
+/** Cancels an open invitation of the team (an organization's, or the operators' when null). */
+function revokeRoute(
+  app: HubApp,
+  people: PeopleService,
+  url: string,
+  team: (r: FastifyRequest) => Team,
+  tags: string[],
+) {
+  app.delete(
+    url,
+    {
+      schema: {
+        tags,
+        summary: 'Cancel an open invitation: its link stops working at once',
+        params: UserParams,
+        response: { 204: Type.Null({ description: 'Cancelled' }), ...problems(404) },
+      },
+    },
+    async (request, reply) => {
+      await people.revokeInvitation(team(request), request.params.id, actorOf(request));
+      return reply.code(204).send(null);
+    },
+  );
 }
 
 export function peopleRoutes(
@@ -66,6 +109,8 @@ export function peopleRoutes(
       return people.invite(orgOf(request), request.body, actorOf(request));
     },
   );
+
+  revokeRoute(app, people, '/v1/users/invitations/:id', orgOf, tags);
 
   app.post(
     '/v1/invitations/:token/accept',
@@ -233,7 +278,7 @@ export function peopleRoutes(
       },
     },
     async (request, reply) => {
-      const signed = await sessions.signIn(request.body, request.ip);
+      const signed = await sessions.signIn(request.body, clientOf(request));
       reply.header('set-cookie', sessionCookie(signed.sessionId, opts.secureCookies));
       reply.header('cache-control', 'no-store');
       const { totpRequired } = await people.me(signed.user.organizationId, signed.user.id);
@@ -269,6 +314,55 @@ export function peopleRoutes(
     },
   );
 
+  app.get(
+    '/v1/users/me/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'The signed-in person’s open sessions, this one marked `current` (a session only)',
+        response: { 200: OwnSessions, ...problems() },
+      },
+    },
+    async (request, reply) => {
+      const auth = session(request);
+      reply.header('cache-control', 'no-store');
+      return { sessions: await sessions.listOwn(auth.userId, auth.sessionHash) };
+    },
+  );
+
+  app.delete(
+    '/v1/users/me/sessions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'End one of one’s own sessions, e.g. on a lost laptop (a session only)',
+        params: SessionParams,
+        response: { 204: Type.Null({ description: 'Ended' }), ...problems(404) },
+      },
+    },
+    async (request, reply) => {
+      const auth = session(request);
+      await sessions.endOwn(auth.userId, auth.organizationId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/users/me/password',
+    {
+      schema: {
+        tags,
+        summary: 'Change one’s password with the current one; every other session of the person ends',
+        description:
+          'A wrong current password answers 400 and counts as a failed sign-in for the account (the same ' +
+          'throttle, 429 past it).',
+        body: ChangePassword,
+        response: { 200: PasswordChanged, ...problems(400, 415, 429) },
+      },
+    },
+    (request) => sessions.changePassword(session(request), request.body),
+  );
+
   app.delete(
     '/v1/sessions/current',
     {
@@ -279,8 +373,7 @@ export function peopleRoutes(
       },
     },
     async (request, reply: FastifyReply) => {
-      const auth = request.auth;
-      if (auth?.kind !== 'user') throw new AppError('FORBIDDEN', 'Only a signed-in session can sign out.');
+      const auth = session(request);
       await sessions.signOut(auth.sessionHash, auth.userId, auth.organizationId);
       reply.header('set-cookie', clearedSessionCookie(opts.secureCookies));
       return reply.code(204).send(null);
@@ -309,6 +402,8 @@ export function adminPeopleRoutes(app: HubApp, people: PeopleService) {
       return people.invite(null, request.body, actorOf(request));
     },
   );
+
+  revokeRoute(app, people, '/v1/admin/users/invitations/:id', () => null, tags);
 
   app.get(
     '/v1/admin/users',

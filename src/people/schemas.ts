@@ -118,3 +118,34 @@ export const Policy = Type.Object(
   { requireTotp: Type.Boolean({ description: 'Everyone in the organization must sign in with TOTP.' }) },
   { additionalProperties: false },
 );
+
+export const OwnSession = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Names the session; not its secret.' }),
+  createdAt: Type.String({ format: 'date-time', description: 'When it was signed in.' }),
+  lastSeenAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'Its absolute end (HUB_SESSION_MAX).' }),
+  userAgent: Type.Union([Type.String(), Type.Null()], { description: 'The browser it signed in from.' }),
+  clientAddress: Type.Union([Type.String(), Type.Null()], {
+    description: 'The client address it signed in from.',
+  }),
+  current: Type.Boolean({ description: 'The session of this request.' }),
+});
+export const OwnSessions = Type.Object({ sessions: Type.Array(OwnSession) });
+export const SessionParams = Type.Object(
+  { id: Type.String({ format: 'uuid' }) },
+  { additionalProperties: false },
+);
+
+export const ChangePassword = Type.Object(
+  {
+    currentPassword: Type.String({ maxLength: PASSWORD_MAX }),
+    newPassword: Type.String({
+      maxLength: PASSWORD_MAX,
+      description: `At least ${PASSWORD_MIN} characters, not the current one.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export const PasswordChanged = Type.Object({
+  otherSessionsEnded: Type.Integer({ minimum: 0, description: 'The person’s other sessions, now ended.' }),
+});

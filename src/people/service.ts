@@ -14,7 +14,7 @@ import { email } from '../deliveries/events.js';
 import { enqueue } from '../deliveries/outbox.js';
 import { AppError, notFound, validationFailed } from '../http/errors.js';
 import { isEmail, isPrintableName, NAME_RULE } from '../text/formats.js';
-import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './passwords.js';
+import { checkPassword, hashPassword } from './passwords.js';
 import { OPERATOR_ROLES, type Role } from './roles.js';
 import { newRecoveryCodes, recoveryCodeHash, totpContext } from './secrets.js';
 import * as store from './store.js';
@@ -116,6 +116,21 @@ export class PeopleService {
       if (isUniqueViolation(err)) throw emailTaken();
       throw err;
     }
+  }
+
+  /** Cancels an open invitation: its link stops working at once. */
+  async revokeInvitation(team: Team, id: string, actor: Actor): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const invitation = await store.revokeInvitation(tx, id, team);
+      if (!invitation) throw notFound('The open invitation');
+      await recordAudit(tx, {
+        actor,
+        action: 'user.invitation_revoked',
+        subjectType: 'invitation',
+        subjectId: id,
+        details: details(team, { role: invitation.role }),
+      });
+    });
   }
 
   async list(team: Team) {
@@ -242,14 +257,6 @@ export class PeopleService {
 function checkRole(team: Team, role: Role): void {
   if (team === null && !(OPERATOR_ROLES as readonly string[]).includes(role)) {
     throw validationFailed([{ path: '/role', message: `must be one of ${OPERATOR_ROLES.join(', ')}` }]);
-  }
-}
-
-function checkPassword(password: string): void {
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    throw validationFailed([
-      { path: '/password', message: `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` },
-    ]);
   }
 }
 

@@ -1,17 +1,90 @@
 /** SQL of sessions and of the per-address sign-in throttle (see sessions.ts for the rules). */
 import type { Queryable } from '../db/database.js';
-import { toBuffer } from '../db/database.js';
+import { toBuffer, toIso } from '../db/database.js';
 import type { Role } from './roles.js';
 
 export async function insertSession(
   q: Queryable,
-  s: { idHash: Buffer; userId: string; csrfHash: Buffer; maxMs: number },
+  s: {
+    idHash: Buffer;
+    userId: string;
+    csrfHash: Buffer;
+    maxMs: number;
+    userAgent: string | null;
+    clientAddress: string;
+  },
 ): Promise<void> {
   await q.query(
-    `INSERT INTO user_sessions (id_hash, user_id, csrf_hash, expires_at)
-     VALUES ($1, $2, $3, now() + make_interval(secs => $4))`,
-    [s.idHash, s.userId, s.csrfHash, s.maxMs / 1000],
+    `INSERT INTO user_sessions (id_hash, user_id, csrf_hash, expires_at, user_agent, client_address)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6)`,
+    [s.idHash, s.userId, s.csrfHash, s.maxMs / 1000, s.userAgent, s.clientAddress],
   );
+}
+
+/** A person's own session as "My account" lists it: never its id or CSRF token. */
+export interface SessionListing {
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  userAgent: string | null;
+  clientAddress: string | null;
+  current: boolean;
+}
+
+/** The user's live sessions (not ended, before their absolute end, used within `idleMs`), newest first. */
+export async function listSessions(
+  q: Queryable,
+  userId: string,
+  idleMs: number,
+  currentHash: Buffer | null,
+): Promise<SessionListing[]> {
+  const rows = await q.query<{
+    public_id: string;
+    created_at: unknown;
+    last_seen_at: unknown;
+    expires_at: unknown;
+    user_agent: string | null;
+    client_address: string | null;
+    current: boolean;
+  }>(
+    `SELECT public_id, created_at, last_seen_at, expires_at, user_agent, client_address,
+            id_hash = $3 AS current
+       FROM user_sessions
+      WHERE user_id = $1 AND ended_at IS NULL AND expires_at > now()
+        AND last_seen_at > now() - make_interval(secs => $2)
+      ORDER BY created_at DESC, public_id`,
+    [userId, idleMs / 1000, currentHash],
+  );
+  return rows.map((r) => ({
+    id: r.public_id,
+    createdAt: toIso(r.created_at),
+    lastSeenAt: toIso(r.last_seen_at),
+    expiresAt: toIso(r.expires_at),
+    userAgent: r.user_agent,
+    clientAddress: r.client_address,
+    current: r.current === true,
+  }));
+}
+
+/** Ends one of the user's own sessions by its public id; false when it has none such still open. */
+export async function endOwnSession(q: Queryable, userId: string, publicId: string): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE user_sessions SET ended_at = now()
+      WHERE user_id = $1 AND public_id = $2 AND ended_at IS NULL AND expires_at > now() RETURNING 1`,
+    [userId, publicId],
+  );
+  return rows.length > 0;
+}
+
+/** Ends every open session of the user but the one with `keepHash`; how many ended. */
+export async function endOtherSessions(q: Queryable, userId: string, keepHash: Buffer): Promise<number> {
+  const rows = await q.query(
+    `UPDATE user_sessions SET ended_at = now()
+      WHERE user_id = $1 AND id_hash <> $2 AND ended_at IS NULL RETURNING 1`,
+    [userId, keepHash],
+  );
+  return rows.length;
 }
 
 export interface LiveSession {

@@ -21,8 +21,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { recordAudit } from '../audit/store.js';
 import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
-import { AppError } from '../http/errors.js';
-import { verifyNothing, verifyPassword } from './passwords.js';
+import { AppError, notFound, validationFailed } from '../http/errors.js';
+import { checkPassword, hashPassword, verifyNothing, verifyPassword } from './passwords.js';
 import { recoveryCodeHash, totpContext } from './secrets.js';
 import * as sessions from './session-store.js';
 import * as store from './store.js';
@@ -47,6 +47,12 @@ const tooMany = (seconds: number) =>
     headers: { 'retry-after': String(Math.max(1, Math.ceil(seconds))) },
   });
 
+/** Where a sign-in comes from: kept with the session, so its person can tell it from another. */
+export interface Client {
+  address: string;
+  userAgent?: string | undefined;
+}
+
 /** A session as the authentication hook sees it. */
 export interface SessionAuth extends sessions.LiveSession {
   sessionHash: Buffer;
@@ -65,8 +71,9 @@ export class SessionService {
 
   async signIn(
     input: { email: string; password: string; totp?: string },
-    clientAddress: string,
+    client: Client,
   ): Promise<{ user: store.UserRecord; sessionId: string; csrfToken: string }> {
+    const clientAddress = client.address;
     if (this.addressBlocked(clientAddress)) throw tooMany(ADDRESS_FAILURES.windowMs / 1000);
     const emailHash = hash(store.emailKey(input.email));
     const wait = await sessions.throttleWait(this.db, emailHash);
@@ -83,7 +90,7 @@ export class SessionService {
     }
     const opened = await this.db.transaction(async (tx) => {
       await sessions.clearFailures(tx, emailHash);
-      return this.open(tx, user, { clientAddress, secondFactor: user.totpEnabled });
+      return this.open(tx, user, client, { secondFactor: user.totpEnabled });
     });
     return { user: store.publicUser(user), ...opened };
   }
@@ -95,6 +102,7 @@ export class SessionService {
   async open(
     tx: Queryable,
     user: store.UserRecord,
+    client: Client,
     details: Record<string, unknown>,
   ): Promise<{ sessionId: string; csrfToken: string }> {
     const sessionId = randomBytes(32).toString('base64url');
@@ -104,13 +112,15 @@ export class SessionService {
       userId: user.id,
       csrfHash: hash(csrfToken),
       maxMs: this.limits.maxMs,
+      userAgent: client.userAgent?.slice(0, 300) || null,
+      clientAddress: client.address,
     });
     await recordAudit(tx, {
       actor: `user:${user.id}`,
       action: 'session.created',
       subjectType: 'user',
       subjectId: user.id,
-      details: { organizationId: user.organizationId, ...details },
+      details: { organizationId: user.organizationId, clientAddress: client.address, ...details },
     });
     return { sessionId, csrfToken };
   }
@@ -152,6 +162,63 @@ export class SessionService {
         subjectId: userId,
         details: { organizationId },
       });
+    });
+  }
+
+  /** The person's open sessions, the caller's marked `current`. */
+  listOwn(userId: string, currentHash: Buffer | null) {
+    return sessions.listSessions(this.db, userId, this.limits.idleMs, currentHash);
+  }
+
+  /** Ends one of the person's own sessions (404 when it has no such open session). */
+  async endOwn(userId: string, organizationId: string | null, publicId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (!(await sessions.endOwnSession(tx, userId, publicId))) throw notFound('The open session');
+      await recordAudit(tx, {
+        actor: `user:${userId}`,
+        action: 'session.ended',
+        subjectType: 'user',
+        subjectId: userId,
+        details: { organizationId, session: publicId },
+      });
+    });
+  }
+
+  /**
+   * Changes the person's password after checking the current one (throttled like a sign-in: a
+   * stolen session cannot guess it at will), and ends every other session of theirs.
+   */
+  async changePassword(
+    session: { userId: string; organizationId: string | null; sessionHash: Buffer },
+    body: { currentPassword: string; newPassword: string },
+  ): Promise<{ otherSessionsEnded: number }> {
+    checkPassword(body.newPassword, '/newPassword');
+    const user = await store.findActiveUser(this.db, session.userId, session.organizationId);
+    if (!user) throw notFound('The user');
+    const emailHash = hash(store.emailKey(user.email));
+    const wait = await sessions.throttleWait(this.db, emailHash);
+    if (wait > 0) throw tooMany(wait);
+    const secrets = await store.findActiveUserByEmail(this.db, user.email);
+    if (!secrets || !(await verifyPassword(body.currentPassword, secrets.passwordHash))) {
+      await sessions.recordFailure(this.db, emailHash, THROTTLE);
+      throw validationFailed([{ path: '/currentPassword', message: 'is not the current password' }]);
+    }
+    if (body.newPassword.normalize('NFC') === body.currentPassword.normalize('NFC')) {
+      throw validationFailed([{ path: '/newPassword', message: 'must differ from the current password' }]);
+    }
+    const passwordHash = await hashPassword(body.newPassword);
+    return this.db.transaction(async (tx) => {
+      await store.setPasswordHash(tx, session.userId, passwordHash);
+      const ended = await sessions.endOtherSessions(tx, session.userId, session.sessionHash);
+      await sessions.clearFailures(tx, emailHash);
+      await recordAudit(tx, {
+        actor: `user:${session.userId}`,
+        action: 'user.password_changed',
+        subjectType: 'user',
+        subjectId: session.userId,
+        details: { organizationId: session.organizationId, otherSessionsEnded: ended },
+      });
+      return { otherSessionsEnded: ended };
     });
   }
 

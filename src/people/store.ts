@@ -113,6 +113,10 @@ export async function removeUser(q: Queryable, id: string): Promise<void> {
   await q.query('UPDATE user_sessions SET ended_at = now() WHERE user_id = $1 AND ended_at IS NULL', [id]);
 }
 
+export async function setPasswordHash(q: Queryable, id: string, passwordHash: string): Promise<void> {
+  await q.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [id, passwordHash]);
+}
+
 export async function emailInUse(q: Queryable, email: string): Promise<boolean> {
   const rows = await q.query('SELECT 1 FROM users WHERE email_key = $1 AND removed_at IS NULL', [
     emailKey(email),
@@ -181,6 +185,22 @@ export async function lockOpenInvitation(
 
 export async function markAccepted(q: Queryable, id: string, userId: string): Promise<void> {
   await q.query('UPDATE user_invitations SET accepted_at = now(), user_id = $2 WHERE id = $1', [id, userId]);
+}
+
+/** Revokes an open invitation of the team; the invitation as it was, or undefined when none is open. */
+export async function revokeInvitation(
+  q: Queryable,
+  id: string,
+  organizationId: string | null,
+): Promise<InvitationRecord | undefined> {
+  const rows = await q.query(
+    `UPDATE user_invitations SET revoked_at = now()
+      WHERE id = $1 AND organization_id IS NOT DISTINCT FROM $2
+        AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+      RETURNING ${INVITATION_COLUMNS}`,
+    [id, organizationId],
+  );
+  return rows[0] && toInvitation(rows[0]);
 }
 
 export async function listOpenInvitations(

@@ -82,7 +82,12 @@ eachBackend(
         issuer: provider.issuer,
         clientId: provider.clientId,
         redirectUri: `${hub().url}/v1/sso/callback`,
+        signInUrl: `${hub().url}/ui/?sso=${org.id}`,
       });
+      const page = await fetch(`${hub().url}/v1/sso/${org.id}`);
+      assert.equal(page.status, 200, 'the sign-in page reads it without a key');
+      assert.deepEqual(await page.json(), { organizationName: org.name });
+      assert.equal((await fetch(`${hub().url}/v1/sso/${other.id}`)).status, 404, 'no SSO, no name');
       const read = await as(hub(), key, 'GET', '/v1/organizations/me/oidc');
       assert.equal(read.status, 200, read.text);
       assert.ok(!read.text.includes(provider.clientSecret));

@@ -312,6 +312,131 @@ eachBackend(
       assert.equal(refused.status, 403, 'a key is no person');
     });
 
+    it('lists a person’s own sessions, ends one of them, and changes the password: the others end', async () => {
+      const analyst = await addPerson(hub(), smtp, admin, 'analyst');
+      const laptop = (await signIn(hub(), analyst.email)).session!;
+      const phone = (await signIn(hub(), analyst.email)).session!;
+      const tablet = (await signIn(hub(), analyst.email)).session!;
+      const listed = await hub().request('GET', '/v1/users/me/sessions', {
+        headers: { cookie: laptop.cookie, 'user-agent': 'Laptop browser/1.0' },
+      });
+      assert.equal(listed.status, 200, listed.text);
+      assert.equal(listed.body.sessions.length, 3);
+      assert.equal(listed.body.sessions.filter((s: any) => s.current).length, 1);
+      assert.ok(listed.body.sessions.every((s: any) => s.clientAddress === '127.0.0.1'));
+      const text = JSON.stringify(listed.body);
+      for (const s of [laptop, phone, tablet]) {
+        assert.ok(!text.includes(s.cookie.split('=')[1]!), 'no session secret in the list');
+        assert.ok(!text.includes(s.csrf), 'no CSRF token in the list');
+      }
+      const phoneId = (await as(hub(), phone, 'GET', '/v1/users/me/sessions')).body.sessions.find(
+        (s: any) => s.current,
+      ).id;
+      assert.equal((await as(hub(), laptop, 'DELETE', `/v1/users/me/sessions/${phoneId}`)).status, 204);
+      assert.equal((await as(hub(), phone, 'GET', '/v1/transactions')).status, 401, 'the ended session');
+      assert.equal((await as(hub(), laptop, 'DELETE', `/v1/users/me/sessions/${phoneId}`)).status, 404);
+      const adminsId = (await as(hub(), admin, 'GET', '/v1/users/me/sessions')).body.sessions[0].id;
+      assert.equal(
+        (await as(hub(), laptop, 'DELETE', `/v1/users/me/sessions/${adminsId}`)).status,
+        404,
+        'only one’s own sessions',
+      );
+      assert.equal((await as(hub(), admin, 'GET', '/v1/transactions')).status, 200);
+      const byKey = await hub().request('GET', '/v1/users/me/sessions', { key: org.apiKey });
+      assert.equal(byKey.status, 403, 'a key has no sessions');
+
+      const wrong = await as(hub(), laptop, 'POST', '/v1/users/me/password', {
+        currentPassword: 'not the password at all',
+        newPassword: 'a brand new passphrase',
+      });
+      assert.equal(wrong.status, 400, wrong.text);
+      assert.equal(wrong.body.errors[0].path, '/currentPassword');
+      const short = await as(hub(), laptop, 'POST', '/v1/users/me/password', {
+        currentPassword: PASSWORD,
+        newPassword: 'too short',
+      });
+      assert.equal(short.status, 400);
+      assert.equal(short.body.errors[0].path, '/newPassword');
+      const same = await as(hub(), laptop, 'POST', '/v1/users/me/password', {
+        currentPassword: PASSWORD,
+        newPassword: PASSWORD,
+      });
+      assert.equal(same.status, 400, 'the same password again');
+      const noCsrf = await as(
+        hub(),
+        laptop,
+        'POST',
+        '/v1/users/me/password',
+        { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' },
+        { csrf: false },
+      );
+      assert.equal(noCsrf.status, 403);
+      const changed = await as(hub(), laptop, 'POST', '/v1/users/me/password', {
+        currentPassword: PASSWORD,
+        newPassword: 'a brand new passphrase',
+      });
+      assert.equal(changed.status, 200, changed.text);
+      assert.equal(changed.body.otherSessionsEnded, 1, 'the tablet; the phone had ended already');
+      assert.equal((await as(hub(), tablet, 'GET', '/v1/transactions')).status, 401);
+      assert.equal((await as(hub(), laptop, 'GET', '/v1/transactions')).status, 200, 'this one goes on');
+      assert.equal((await signIn(hub(), analyst.email)).res.status, 401, 'the old password');
+      assert.equal((await signIn(hub(), analyst.email, 'a brand new passphrase')).res.status, 200);
+      const audit = await hub().admin('GET', `/v1/admin/audit?actor=user:${analyst.id}`);
+      const actions = audit.body.events.map((e: any) => e.action);
+      assert.ok(actions.includes('user.password_changed'));
+      assert.ok(actions.includes('session.ended'));
+      assert.ok(!audit.text.includes('a brand new passphrase'));
+    });
+
+    it('throttles guesses of the current password like sign-ins', async () => {
+      const analyst = await addPerson(hub(), smtp, admin, 'analyst');
+      const session = (await signIn(hub(), analyst.email)).session!;
+      const guess = (currentPassword: string) =>
+        as(hub(), session, 'POST', '/v1/users/me/password', {
+          currentPassword,
+          newPassword: 'a brand new passphrase',
+        });
+      for (let i = 0; i < 5; i++) assert.equal((await guess(`guess number ${i}`)).status, 400);
+      const blocked = await guess(PASSWORD);
+      assert.equal(blocked.status, 429, 'even the right one waits');
+      assert.ok(Number(blocked.headers.get('retry-after')) >= 1);
+    });
+
+    it('cancels an open invitation: its link stops working, and only an admin of its team cancels', async () => {
+      const email = uniqueEmail('cancelled');
+      const invited = await as(hub(), admin, 'POST', '/v1/users/invitations', { email, role: 'viewer' });
+      assert.equal(invited.status, 201, invited.text);
+      const token = tokenOf(await invitationLink(smtp, email));
+      const viewer = await addPerson(hub(), smtp, admin, 'viewer');
+      const viewerSession = (await signIn(hub(), viewer.email)).session!;
+      const byViewer = await as(hub(), viewerSession, 'DELETE', `/v1/users/invitations/${invited.body.id}`);
+      assert.equal(byViewer.status, 403);
+      const byOperator = await hub().admin('DELETE', `/v1/admin/users/invitations/${invited.body.id}`);
+      assert.equal(byOperator.status, 404, 'not an operator invitation');
+      const cancelled = await as(hub(), admin, 'DELETE', `/v1/users/invitations/${invited.body.id}`);
+      assert.equal(cancelled.status, 204, cancelled.text);
+      const list = await as(hub(), admin, 'GET', '/v1/users');
+      assert.ok(!list.body.invitations.some((i: any) => i.id === invited.body.id));
+      const accept = await hub().request('POST', `/v1/invitations/${token}/accept`, {
+        body: { name: 'Too late', password: PASSWORD },
+      });
+      assert.equal(accept.status, 404, 'the link no longer works');
+      assert.equal(
+        (await as(hub(), admin, 'DELETE', `/v1/users/invitations/${invited.body.id}`)).status,
+        404,
+      );
+      const audit = await hub().admin('GET', `/v1/admin/audit?action=user.invitation_revoked`);
+      assert.ok(audit.body.events.some((e: any) => e.subjectId === invited.body.id));
+      const opInvite = await hub().admin('POST', '/v1/admin/users/invitations', {
+        email: uniqueEmail('op-cancelled'),
+        role: 'viewer',
+      });
+      assert.equal(
+        (await hub().admin('DELETE', `/v1/admin/users/invitations/${opInvite.body.id}`)).status,
+        204,
+      );
+    });
+
     it('gives operators people too: the operator key invites the first, who signs in on /v1/admin only', async () => {
       const op = await addPerson(hub(), smtp, { key: hub().adminKey }, 'admin', { admin: true });
       const session = (await signIn(hub(), op.email)).session!;
