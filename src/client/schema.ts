@@ -5811,7 +5811,7 @@ export interface paths {
         };
         /**
          * Where the provider sends the browser back: a session cookie and a redirect to /ui/
-         * @description On success, 302 to `/ui/` with the session cookie set as `POST /v1/sessions` sets it (the dashboard reads its CSRF token with `GET /v1/sessions/current`). A wrong, used or expired state, an unverified or uninvited e-mail, or a refusal by the provider answer 401.
+         * @description On success, 302 to `/ui/` with the session cookie set as `POST /v1/sessions` sets it (the dashboard reads its CSRF token with `GET /v1/sessions/current`). A wrong, used or expired state, an unverified or uninvited e-mail, or a refusal by the provider answer 401; to a browser (it accepts text/html) they answer 302 to the sign-in page, `/ui/?sso={organizationId}&sso_refused={reason}`.
          */
         get: {
             parameters: {

@@ -28,6 +28,10 @@ function readSsoCookie(header: string | undefined): string | undefined {
   return undefined;
 }
 
+/** A top-level page load by a browser (it asks for HTML), not an API client. */
+const browserNavigation = (request: FastifyRequest) =>
+  (request.headers.accept ?? '').includes('text/html') || request.headers['sec-fetch-mode'] === 'navigate';
+
 const OidcSettings = Type.Object(
   {
     issuer: Type.String({
@@ -169,7 +173,8 @@ export function oidcRoutes(
         description:
           'On success, 302 to `/ui/` with the session cookie set as `POST /v1/sessions` sets it (the dashboard ' +
           'reads its CSRF token with `GET /v1/sessions/current`). A wrong, used or expired state, an unverified ' +
-          'or uninvited e-mail, or a refusal by the provider answer 401.',
+          'or uninvited e-mail, or a refusal by the provider answer 401; to a browser (it accepts text/html) ' +
+          'they answer 302 to the sign-in page, `/ui/?sso={organizationId}&sso_refused={reason}`.',
         querystring: CallbackQuery,
         response: { 302: Redirect('To the dashboard, signed in'), ...problems(400) },
       },
@@ -188,8 +193,16 @@ export function oidcRoutes(
         return reply.redirect('/ui/', 302);
       } catch (err) {
         if (!(err instanceof SsoRefused)) throw err;
+        const throttled = opts.failed(request);
+        if (!throttled && browserNavigation(request)) {
+          // A person in a browser: back to the sign-in page, which says why in words (no secret in it).
+          const org = err.organizationId ? `sso=${err.organizationId}&` : '';
+          reply.header('set-cookie', cleared);
+          reply.header('cache-control', 'no-store');
+          return reply.redirect(`/ui/?${org}sso_refused=${err.reason}`, 302);
+        }
         throw (
-          opts.failed(request) ??
+          throttled ??
           new AppError('UNAUTHENTICATED', `Single sign-on failed: ${refusalText(err.reason)}`, undefined, {
             headers: { 'set-cookie': cleared },
           })

@@ -125,6 +125,8 @@ export type PersonRole = Person['role'];
 export type TeamList = GetOf<'/v1/users'>;
 export type TeamInvitation = TeamList['invitations'][number];
 export type TotpEnrolment = PostOf<'/v1/users/me/totp'>;
+export type OwnSession = GetOf<'/v1/users/me/sessions'>['sessions'][number];
+export type SsoSettings = GetOf<'/v1/organizations/me/oidc'>;
 
 /** The caller's side of a transaction. */
 export type Role = 'originator' | 'beneficiary';

@@ -1,5 +1,6 @@
 /**
- * My account (SPEC §17): who is signed in, with which role, and the second factor. Enrolling
+ * My account (SPEC §17): who is signed in, with which role, the second factor, the password and
+ * the open sessions (account-security.tsx). Enrolling
  * asks the hub for a new TOTP secret (shown once: as a QR code for an authenticator app, as text,
  * and as its otpauth link), then for a current code, which turns it on and answers ten recovery
  * codes, shown once. A person whose organization requires a second factor is brought here after
@@ -15,6 +16,7 @@ import { Field, FormError } from '../components/forms.js';
 import { Fact, OnceSecret, PageHead, Time } from '../components/ui.js';
 import { useAction } from '../hooks.js';
 import { accessLabel, useAnnounce, useRefreshSession, useSession } from '../session.js';
+import { PasswordPanel, SessionsPanel } from './account-security.js';
 
 export function MyAccount() {
   const session = useSession();
@@ -47,7 +49,19 @@ export function MyAccount() {
         </Fact>
       </dl>
       <SecondFactor on={person.totpEnabled} />
+      {session.kind === 'enrol' ? null : <Security />}
     </section>
+  );
+}
+
+/** Password and sessions; a password change ends the other sessions, so the list reloads. */
+function Security() {
+  const [version, setVersion] = useState(0);
+  return (
+    <>
+      <PasswordPanel onChanged={() => setVersion((v) => v + 1)} />
+      <SessionsPanel version={version} />
+    </>
   );
 }
 

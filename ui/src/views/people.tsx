@@ -41,6 +41,8 @@ function teamApi(session: Session) {
           }),
         ),
       remove: (id: string) => unwrap(client.DELETE('/v1/admin/users/{id}', { params: { path: { id } } })),
+      revoke: (id: string) =>
+        unwrap(client.DELETE('/v1/admin/users/invitations/{id}', { params: { path: { id } } })),
     };
   }
   return {
@@ -51,6 +53,7 @@ function teamApi(session: Session) {
     setRole: (id: string, role: PersonRole) =>
       unwrap(client.PATCH('/v1/users/{id}', { params: { path: { id } }, body: { role } })),
     remove: (id: string) => unwrap(client.DELETE('/v1/users/{id}', { params: { path: { id } } })),
+    revoke: (id: string) => unwrap(client.DELETE('/v1/users/invitations/{id}', { params: { path: { id } } })),
   };
 }
 
@@ -90,7 +93,7 @@ export function PeoplePage() {
       ) : (
         <>
           <TeamTable users={team.users} roles={api.roles} canChange={canChange} api={api} onChanged={load} />
-          <Invitations invitations={team.invitations} />
+          <Invitations invitations={team.invitations} canChange={canChange} api={api} onChanged={load} />
           {canChange ? <InviteForm roles={api.roles} api={api} onInvited={load} /> : null}
           {canChange && !operators ? <Policy /> : null}
         </>
@@ -205,18 +208,43 @@ function TeamTable({
   );
 }
 
-function Invitations({ invitations }: { invitations: TeamList['invitations'] }) {
+/** Invitations not yet accepted; an admin cancels one (its link stops working at once). */
+function Invitations({
+  invitations,
+  canChange,
+  api,
+  onChanged,
+}: {
+  invitations: TeamList['invitations'];
+  canChange: boolean;
+  api: TeamApi;
+  onChanged: () => Promise<void>;
+}) {
+  const announce = useAnnounce();
+  const { busy, error, run } = useAction();
   if (invitations.length === 0) return null;
+  const cancel = (i: TeamList['invitations'][number]) =>
+    run(async () => {
+      await api.revoke(i.id);
+      announce(`The invitation of ${i.email} is cancelled.`);
+      await onChanged();
+    });
   return (
     <section class="panel" aria-labelledby="invitations-heading">
       <h2 id="invitations-heading">Invitations waiting</h2>
-      <ul>
+      <ul class="invitations">
         {invitations.map((i) => (
           <li key={i.id}>
-            <span class="break">{i.email}</span> as {i.role}, valid until <Time iso={i.expiresAt} />
+            <span class="break">{i.email}</span> as {i.role}, valid until <Time iso={i.expiresAt} />{' '}
+            {canChange ? (
+              <button type="button" class="secondary small-button" disabled={busy} onClick={() => cancel(i)}>
+                Cancel<span class="sr-only"> the invitation of {i.email}</span>
+              </button>
+            ) : null}
           </li>
         ))}
       </ul>
+      <FormError error={error} />
     </section>
   );
 }

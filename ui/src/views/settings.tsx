@@ -1,7 +1,7 @@
 /**
  * The organization's own settings: name, contact address, travel endpoint and public key
  * (validated by the hub, problems shown at the fields), a signed test event, webhook secret
- * rotation and API keys (new secrets shown once). A rename of a verified organization costs the
+ * rotation, API keys (new secrets shown once) and single sign-on (sso-settings.tsx). A rename of a verified organization costs the
  * badge until the operator verifies it again (SPEC §13): the form says so before saving and asks
  * once more. A read-only session sees the same facts and no control that would change them.
  */
@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import { fieldErrors, type KeyScope, type Organization, type TestEventResult, unwrap } from '../api.js';
 import { ApiKeysPanel } from '../components/api-keys.js';
 import { Field, FormError, textBinder } from '../components/forms.js';
+import { SingleSignOn } from '../components/sso-settings.js';
 import { ErrorNote, Fact, PageHead } from '../components/ui.js';
 import { WebhookSecretPanel } from '../components/webhook-secret.js';
 import { useAction } from '../hooks.js';
@@ -42,6 +43,7 @@ export function Settings() {
         </>
       )}
       <ApiKeys />
+      {canWrite ? <SingleSignOn /> : null}
     </section>
   );
 }

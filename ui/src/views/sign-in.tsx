@@ -4,9 +4,10 @@
  * since the hub answers every kind of failure with the same 401 and the page cannot know. The hub
  * keeps the session in an HttpOnly cookie; nothing is stored here.
  * An API key still signs in (the first admin, before there are people; automation), behind a
- * disclosure that says so: the key stays in this tab's session storage until sign-out.
+ * disclosure that says so: the key stays in this tab's session storage until sign-out. Opened from
+ * an organization's sign-in link, the page also offers that organization's single sign-on.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, HubProblem } from '../api.js';
 
 export type SignInRequest =
@@ -26,6 +27,7 @@ export function SignIn({
         <h1>Compliance dashboard</h1>
         <p>Travel Rule Hub: work your organization’s travel rule inbox, or manage the hub as its operator.</p>
         {notice ? <p class="note note-info">{notice}</p> : null}
+        <SingleSignOn />
         <PersonForm onSignIn={onSignIn} />
         <details class="key-sign-in">
           <summary>Sign in with an API key</summary>
@@ -37,6 +39,62 @@ export function SignIn({
         </details>
       </div>
     </main>
+  );
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The organization's SSO button, when the page was opened from its sign-in link (`?sso=<id>`, shown
+ * to its admins in Settings): the hub names the organization, and the button starts the sign-in at
+ * its identity provider. The password form stays below it.
+ */
+/** Why single sign-on did not sign a person in (the hub's `sso_refused` reasons), in their words. */
+const SSO_REFUSED: Record<string, string> = {
+  state: 'The sign-in took too long or was already used. Start it again.',
+  provider: 'Your identity provider did not confirm the sign-in.',
+  unverified: 'Your identity provider does not confirm your e-mail address.',
+  'not-invited':
+    'Nobody of this organization has your e-mail address, and no invitation is open for it. Ask an admin to invite you.',
+  'email-in-use': 'Another account uses your e-mail address.',
+  'not-configured': 'Single sign-on is not set up for this organization.',
+};
+
+function SingleSignOn() {
+  const params = new URLSearchParams(location.search);
+  const id = params.get('sso') ?? '';
+  const refused = params.get('sso_refused');
+  const [state, setState] = useState<{ name: string } | 'none' | null>(null);
+  useEffect(() => {
+    if (!UUID.test(id)) return;
+    fetch(`/v1/sso/${id}`, { headers: { accept: 'application/json' } })
+      .then(async (res) =>
+        res.ok ? setState({ name: (await res.json()).organizationName }) : setState('none'),
+      )
+      .catch(() => setState('none'));
+  }, [id]);
+  const refusal = refused ? (
+    <p role="alert" class="note note-error">
+      Single sign-on did not sign you in. {SSO_REFUSED[refused] ?? 'Try again, or ask your admin.'}
+    </p>
+  ) : null;
+  if (!UUID.test(id) || state === null) return refusal;
+  if (state === 'none') {
+    return (
+      <p class="note note-info">
+        This single sign-on link does not work: the organization has no single sign-on (any more). Sign in
+        with your e-mail address and password, or ask your admin.
+      </p>
+    );
+  }
+  return (
+    <div class="sso">
+      {refusal}
+      <a class="button" href={`/v1/sso/${id}/start`}>
+        Sign in to {state.name} with single sign-on
+      </a>
+      <p class="hint">Or with your e-mail address and password:</p>
+    </div>
   );
 }
 
