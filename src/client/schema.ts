@@ -125,7 +125,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -249,7 +249,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -365,7 +365,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -504,7 +504,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -647,7 +647,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -724,7 +724,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -803,7 +803,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -921,7 +921,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1030,7 +1030,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1125,7 +1125,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1206,7 +1206,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1306,7 +1306,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1430,7 +1430,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1551,7 +1551,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1680,7 +1680,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1810,7 +1810,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1933,7 +1933,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2031,7 +2031,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2146,7 +2146,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2229,7 +2229,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2331,7 +2331,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2417,7 +2417,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2506,7 +2506,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2621,7 +2621,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2721,7 +2721,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2861,7 +2861,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2970,7 +2970,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3045,7 +3045,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3149,7 +3149,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3273,7 +3273,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3364,7 +3364,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3478,7 +3478,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3571,7 +3571,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3658,7 +3658,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,7 +3763,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3883,7 +3883,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3991,7 +3991,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4116,7 +4116,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4258,7 +4258,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4372,7 +4372,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4465,7 +4465,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4581,7 +4581,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4677,7 +4677,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4764,7 +4764,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4867,7 +4867,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4952,7 +4952,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5038,7 +5038,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5103,7 +5103,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5185,7 +5185,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5253,7 +5253,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5353,7 +5353,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5458,7 +5458,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5559,7 +5559,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5607,7 +5607,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5675,7 +5675,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5756,7 +5756,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5843,7 +5843,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6026,7 +6026,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6209,7 +6209,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6306,7 +6306,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6416,7 +6416,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6515,7 +6515,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6627,7 +6627,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6763,7 +6763,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6899,7 +6899,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7047,7 +7047,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7236,7 +7236,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7371,7 +7371,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7576,7 +7576,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7690,7 +7690,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7789,7 +7789,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7910,7 +7910,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8004,7 +8004,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8079,7 +8079,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8183,7 +8183,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8307,7 +8307,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8398,7 +8398,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8484,7 +8484,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8572,7 +8572,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8677,7 +8677,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8743,7 +8743,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8819,7 +8819,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8909,7 +8909,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9000,7 +9000,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9070,7 +9070,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9179,7 +9179,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9275,7 +9275,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9413,7 +9413,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9521,7 +9521,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;

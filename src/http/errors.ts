@@ -11,7 +11,7 @@ export type { FieldProblem };
 
 export const ERRORS = {
   VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
-  UNAUTHENTICATED: { status: 401, title: 'Missing, unknown or revoked API key' },
+  UNAUTHENTICATED: { status: 401, title: 'Not authenticated: no valid API key, session or sign-in' },
   FORBIDDEN: { status: 403, title: 'Not allowed for this party' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   INVALID_STATE: { status: 409, title: 'Transition not allowed from the current state' },

@@ -42,7 +42,7 @@ export const Problem = Type.Object(
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Validation failed (VALIDATION_FAILED)',
-  401: 'Missing, unknown or revoked API key (UNAUTHENTICATED)',
+  401: 'No valid API key or session, or a failed sign-in (UNAUTHENTICATED)',
   403: 'Wrong party or role, or the wrong kind of key for the route (FORBIDDEN)',
   404: 'Not found (NOT_FOUND)',
   409: 'Conflict (INVALID_STATE, IDEMPOTENCY_CONFLICT or ALREADY_EXISTS)',
