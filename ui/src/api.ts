@@ -128,3 +128,4 @@ export type TotpEnrolment = PostOf<'/v1/users/me/totp'>;
 
 /** The caller's side of a transaction. */
 export type Role = 'originator' | 'beneficiary';
+export type ReviewAssignee = GetOf<'/v1/reviews/assignees'>['assignees'][number];
