@@ -8,8 +8,9 @@
 --
 -- `review_notes` is append-only working text. Notes may name people, so the text is sealed under
 -- the master key like decline reasons, bound to the transaction and the organization as context
--- (listed in src/keys/sealed.ts, so `rekey` re-seals it). `author` is the audit actor
--- (`user:<id>` or `org:<id>`); `author_user_id` is set for a person, to show its name.
+-- (listed in src/keys/sealed.ts, so `rekey` re-seals it), and erased (NULL) with the transaction's
+-- personal data (SPEC §14 retention, erase-pii): who wrote a note and when stay. `author` is the
+-- audit actor (`user:<id>` or `org:<id>`); `author_user_id` is set for a person, to show its name.
 CREATE TABLE transaction_reviews (
   transaction_ref uuid NOT NULL REFERENCES transactions (ref),
   organization_id uuid NOT NULL REFERENCES organizations (id),
@@ -29,7 +30,7 @@ CREATE TABLE review_notes (
   at timestamptz NOT NULL DEFAULT clock_timestamp(),
   author text NOT NULL,
   author_user_id uuid REFERENCES users (id),
-  sealed_text bytea NOT NULL,
+  sealed_text bytea,
   FOREIGN KEY (transaction_ref, organization_id) REFERENCES transaction_reviews (transaction_ref, organization_id)
 );
 

@@ -6152,7 +6152,7 @@ export interface paths {
                                         id: string | null;
                                         name: string;
                                     };
-                                    /** @description The note; null for a caller whose role may not read personal data (a viewer), since notes may name people. */
+                                    /** @description The note; null for a caller whose role may not read personal data (a viewer), since notes may name people, and once erased with the transaction’s personal data (`piiErasedAt`). */
                                     text: string | null;
                                 }[];
                                 /**
@@ -6417,7 +6417,7 @@ export interface paths {
                                     id: string | null;
                                     name: string;
                                 };
-                                /** @description The note; null for a caller whose role may not read personal data (a viewer), since notes may name people. */
+                                /** @description The note; null for a caller whose role may not read personal data (a viewer), since notes may name people, and once erased with the transaction’s personal data (`piiErasedAt`). */
                                 text: string | null;
                             }[];
                             /**

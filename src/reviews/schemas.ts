@@ -40,7 +40,7 @@ export const ReviewNote = Type.Object({
   ),
   text: Type.Union([Type.String(), Type.Null()], {
     description:
-      'The note; null for a caller whose role may not read personal data (a viewer), since notes may name people.',
+      'The note; null for a caller whose role may not read personal data (a viewer), since notes may name people, and once erased with the transaction’s personal data (`piiErasedAt`).',
   }),
 });
 

@@ -113,7 +113,7 @@ export class ReviewService {
           id: n.authorUserId,
           name: n.authorUserId === null ? 'API key' : (n.authorName ?? 'removed user'),
         },
-        text: readsNotes ? openPii(this.keys, noteContext(ref, orgId), n.sealedText) : null,
+        text: readsNotes && n.sealedText ? openPii(this.keys, noteContext(ref, orgId), n.sealedText) : null,
       })),
       updatedAt: review.updatedAt,
     };

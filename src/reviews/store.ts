@@ -20,7 +20,8 @@ export interface NoteRecord {
   author: string;
   authorUserId: string | null;
   authorName: string | null;
-  sealedText: Buffer;
+  /** null once erased with the transaction's personal data. */
+  sealedText: Buffer | null;
 }
 
 /** The caller's review; a transaction without a row reads as `open`, unassigned. */
@@ -93,7 +94,7 @@ export async function listNotes(q: Queryable, ref: string, orgId: string): Promi
     author: r.author as string,
     authorUserId: (r.author_user_id as string | null) ?? null,
     authorName: (r.author_name as string | null) ?? null,
-    sealedText: toBuffer(r.sealed_text),
+    sealedText: r.sealed_text == null ? null : toBuffer(r.sealed_text),
   }));
 }
 
