@@ -596,6 +596,11 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
     assert.equal(await focused(), 'Inbox', 'the page’s heading takes the focus');
+    // The "Needs my action" entries (with their counts) come after the tabs.
+    for (const entry of ['Failing', 'To review', 'To confirm']) {
+      await page.keyboard.press('Shift+Tab');
+      assert.ok((await focused())?.startsWith(entry), `${entry} in the navigation`);
+    }
     for (const expected of [
       'People',
       'Settings',
