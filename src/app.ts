@@ -58,6 +58,8 @@ import { SessionService } from './people/sessions.js';
 import { Erasure } from './retention/erasure.js';
 import { adminRetentionRoutes } from './retention/routes.js';
 import { RetentionSweeper } from './retention/sweeper.js';
+import { adminQueueRoutes, reviewCallerOf, reviewRoutes } from './reviews/routes.js';
+import { ReviewService } from './reviews/service.js';
 import { loadFxRates, NO_RATES } from './rules/fx.js';
 import { rulesRoutes } from './rules/routes.js';
 import { RulesService } from './rules/service.js';
@@ -383,13 +385,17 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   );
   ivms101Routes(app);
   const walletProofs = new WalletProofs(db);
+  const reviews = new ReviewService(db, keys);
   transactionRoutes(app, transactions, assets, {
     before: async (orgId, body) => {
       const heldTo = await rules.enforce(orgId, body);
       const walletProof = await walletProofs.forInitiation(orgId, body);
       return { ...(heldTo ? { rules: heldTo } : {}), ...(walletProof ? { walletProof } : {}) };
     },
+    review: (request, ref) => reviews.read(db, reviewCallerOf(request), ref),
   });
+  reviewRoutes(app, reviews);
+  adminQueueRoutes(app, () => claims.pendingCount());
   rulesRoutes(app, rules, assets, transactions);
   walletProofRoutes(app, walletProofs, transactions);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));

@@ -20,6 +20,9 @@ export interface AuditFilter {
   to?: string;
 }
 
+/** Actions about a shared transaction that belong to one party alone (named in `details.organizationId`). */
+const PRIVATE_TO_PARTY = `'transaction.review_changed'`;
+
 const COLUMNS = `seq, ${AT_SQL} AS at, actor, action, subject_type, subject_id, details, prev_hash, hash`;
 
 type DbRow = {
@@ -63,10 +66,13 @@ function where(f: AuditFilter, params: unknown[]): string[] {
   if (f.organizationId !== undefined) {
     const id = bind(f.organizationId);
     // A person's actions name the person (`user:<id>`); the users table says whose team it is.
+    // A party's review of a shared transaction (src/reviews/) is its own: the counterparty never
+    // sees those rows, though they are about a transaction it shares.
     clauses.push(`(subject_id = ${id} OR actor = 'org:' || ${id} OR details->>'organizationId' = ${id}
       OR actor IN (SELECT 'user:' || u.id::text FROM users u WHERE u.organization_id = ${id}::uuid)
       OR (subject_type = 'transaction' AND subject_id IN
-          (SELECT ref::text FROM transactions WHERE originator_id = ${id}::uuid OR beneficiary_id = ${id}::uuid)))`);
+          (SELECT ref::text FROM transactions WHERE originator_id = ${id}::uuid OR beneficiary_id = ${id}::uuid)
+          AND action NOT IN (${PRIVATE_TO_PARTY})))`);
   }
   if (f.from !== undefined) clauses.push(`at >= ${bind(f.from)}::timestamptz`);
   if (f.to !== undefined) clauses.push(`at < ${bind(f.to)}::timestamptz`);

@@ -131,6 +131,11 @@ export class ClaimService {
     return { applications: await this.reviewed(this.db, stored), pending };
   }
 
+  /** How many applications wait for the operator (the operator's queue). */
+  pendingCount(): Promise<number> {
+    return store.countPending(this.db);
+  }
+
   /** Applications with the review of their claim addresses. */
   private async reviewed(q: Queryable, stored: store.StoredApplication[]): Promise<Application[]> {
     const originators = await store.claimOriginators(q, [...new Set(stored.map((a) => a.transactionRef))]);

@@ -2190,6 +2190,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** “Needs my action” for operators: join applications waiting for a decision */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Join applications waiting for the operator; `GET /v1/admin/applications?status=pending` lists them. */
+                            pendingApplications: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/rekey": {
         parameters: {
             query?: never;
@@ -5288,6 +5327,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * “Needs my action”: counts of transfers to confirm, to review, and with failing deliveries
+         * @description Each count equals the number of rows the list filter named in its description shows.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Transfers with a failing message to the counterparty; the list `?delivery=failing` shows them. */
+                            failingDeliveries: number;
+                            /** @description Transfers waiting for the caller to confirm; the list `?needs=confirm` shows them. */
+                            toConfirm: number;
+                            /** @description Transfers waiting for the caller’s review; the list `?needs=review` shows them. */
+                            toReview: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reviews/assignees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who a review can be assigned to: the organization’s analysts and admins */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            assignees: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "analyst" | "admin";
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rules": {
         parameters: {
             query?: never;
@@ -5899,7 +6028,11 @@ export interface paths {
                     delivery?: "failing";
                     /** @description 1–100, default 50 */
                     limit?: string;
+                    /** @description `confirm`: transfers waiting for the caller to confirm; `review`: waiting for its review (GET /v1/queue counts both). */
+                    needs?: "confirm" | "review";
                     protocol?: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                    /** @description Only transactions whose review by the caller is in this state (never reviewed: `open`). */
+                    review?: "open" | "in_review" | "cleared" | "escalated";
                     role?: "originator" | "beneficiary";
                     /** @description DECLINED, CANCELLED and EXPIRED are final. */
                     status?: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
@@ -6070,7 +6203,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One transaction with its history (parties only; no personal data) */
+        /**
+         * One transaction with its history and the caller’s own review (parties only)
+         * @description No personal data: `pii` has its own audited read. The review’s note text is shown only to callers allowed to read personal data (keys, analysts, admins); a viewer sees `text: null`.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6157,6 +6293,32 @@ export interface paths {
                             piiErasedAt?: string;
                             /** @enum {string} */
                             protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                            /** @description The caller’s own review of the transaction; the counterparty’s is never shown. */
+                            review: {
+                                assignee: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                } | null;
+                                notes: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description The person who wrote it, or an API key (id null, name `API key`). */
+                                    by: {
+                                        id: string | null;
+                                        name: string;
+                                    };
+                                    /** @description The note; null for a caller whose role may not read personal data (a viewer), since notes may name people, and once erased with the transaction’s personal data (`piiErasedAt`). */
+                                    text: string | null;
+                                }[];
+                                /**
+                                 * @description open (nobody has taken it up; also a transaction never reviewed), in_review, cleared, escalated.
+                                 * @enum {string}
+                                 */
+                                state: "open" | "in_review" | "cleared" | "escalated";
+                                /** @description When the review last changed; null while never reviewed. */
+                                updatedAt: string | null;
+                            };
                             /**
                              * @description DECLINED, CANCELLED and EXPIRED are final.
                              * @enum {string}
@@ -6346,6 +6508,149 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/{transactionRef}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the caller’s own review of a transaction: state, assignee, a note
+         * @description Either party reviews its own side; the counterparty never sees it. Notes are sealed at rest and shown only to callers allowed to read personal data. Analysts, admins and `full` keys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Reference generated by the hub. */
+                    transactionRef: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description An analyst or admin of the caller’s organization to assign; null unassigns; absent keeps the assignee. */
+                        assigneeUserId?: string | null;
+                        /** @description A note added to the caller's review (at most 2000 characters). Sealed at rest; never shown to the counterparty. */
+                        note?: string;
+                        /**
+                         * @description open (nobody has taken it up; also a transaction never reviewed), in_review, cleared, escalated.
+                         * @enum {string}
+                         */
+                        state: "open" | "in_review" | "cleared" | "escalated";
+                    };
+                };
+            };
+            responses: {
+                /** @description The caller’s own review of the transaction; the counterparty’s is never shown. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            assignee: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            } | null;
+                            notes: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @description The person who wrote it, or an API key (id null, name `API key`). */
+                                by: {
+                                    id: string | null;
+                                    name: string;
+                                };
+                                /** @description The note; null for a caller whose role may not read personal data (a viewer), since notes may name people, and once erased with the transaction’s personal data (`piiErasedAt`). */
+                                text: string | null;
+                            }[];
+                            /**
+                             * @description open (nobody has taken it up; also a transaction never reviewed), in_review, cleared, escalated.
+                             * @enum {string}
+                             */
+                            state: "open" | "in_review" | "cleared" | "escalated";
+                            /** @description When the review last changed; null while never reviewed. */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over 256 KiB (PAYLOAD_TOO_LARGE) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body not JSON (UNSUPPORTED_MEDIA_TYPE) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -9,6 +9,7 @@ import { secretContext } from '../directory/keys.js';
 import { context as answerContext } from '../idempotency/index.js';
 import { oidcSecretContext } from '../people/oidc-store.js';
 import { totpContext } from '../people/secrets.js';
+import { noteContext } from '../reviews/service.js';
 import { context as reasonContext } from '../transactions/reasons.js';
 import { hubKeyContext } from './link-key.js';
 
@@ -65,6 +66,13 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: ['name'],
     fields: ['name'],
     context: ([n]) => hubKeyContext(n!),
+  },
+  {
+    table: 'review_notes',
+    column: 'sealed_text',
+    key: ['id'],
+    fields: ['transaction_ref', 'organization_id'],
+    context: ([ref, org]) => noteContext(ref!, org!),
   },
   { table: 'users', column: 'sealed_totp', key: ['id'], fields: ['id'], context: ([id]) => totpContext(id!) },
   {

@@ -30,6 +30,8 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
 /** Routes whose need is not their method's default (`read` for GET and HEAD, else `act`). */
 export const ROUTE_NEEDS: Record<string, Need> = {
   'GET /v1/transactions/:transactionRef/pii': 'pii',
+  // A review is a transaction action; its note text is shown only to `pii` (src/reviews/routes.ts).
+  'POST /v1/transactions/:transactionRef/review': 'act',
   'PATCH /v1/organizations/me': 'admin',
   'GET /v1/organizations/me/api-keys': 'admin',
   'POST /v1/organizations/me/api-keys': 'admin',

@@ -53,7 +53,7 @@ export async function lockTransaction(q: Queryable, ref: string): Promise<Erasur
   return rows[0] && subject(rows[0]);
 }
 
-/** Empties the transaction's sealed columns and sets `pii_erased_at`; returns when. */
+/** Empties the transaction's sealed columns (review notes included) and sets `pii_erased_at`; returns when. */
 export async function eraseSealed(q: Queryable, ref: string): Promise<string> {
   const rows = await q.query(
     `UPDATE transactions SET sealed_pii = NULL, sealed_reason = NULL, pii_erased_at = clock_timestamp()
@@ -62,6 +62,11 @@ export async function eraseSealed(q: Queryable, ref: string): Promise<string> {
   );
   await q.query(
     'UPDATE transaction_history SET sealed_reason = NULL WHERE transaction_ref = $1 AND sealed_reason IS NOT NULL',
+    [ref],
+  );
+  // Both parties' review notes may name people too (src/reviews/): their text goes, who and when stay.
+  await q.query(
+    'UPDATE review_notes SET sealed_text = NULL WHERE transaction_ref = $1 AND sealed_text IS NOT NULL',
     [ref],
   );
   return toIso(rows[0]!.pii_erased_at);

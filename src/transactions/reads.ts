@@ -18,7 +18,7 @@ import {
 import type { OrgLookups } from './initiation.js';
 import { asParty, lockAsParty } from './party.js';
 import { type DeclineReason, openReason } from './reasons.js';
-import type { ListQuery, Transaction, TransactionSummary, TrpTransferInfo } from './schemas.js';
+import type { ListQuery, TransactionRead, TransactionSummary, TrpTransferInfo } from './schemas.js';
 import * as store from './store.js';
 
 const DEFAULT_PAGE = 50;
@@ -44,7 +44,7 @@ export class TransactionReads {
     private readonly orgs: OrgLookups,
   ) {}
 
-  async get(orgId: string, ref: string): Promise<Transaction> {
+  async get(orgId: string, ref: string): Promise<TransactionRead> {
     const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
     const delivery = (await deliverySummaries(this.db, [t], orgId)).get(t.ref) ?? NOT_APPLICABLE;
     const trp = await trpOf(this.db, [t]);
@@ -68,6 +68,8 @@ export class TransactionReads {
       after: after && { createdAt: after.at, ref: after.id },
       limit: limit + 1,
       deliveryFailing: q.delivery === 'failing',
+      review: q.review,
+      needs: q.needs,
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];

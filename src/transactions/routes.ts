@@ -5,6 +5,7 @@ import { validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
+import type { Review } from '../reviews/schemas.js';
 import type { AssetTable } from './assets.js';
 import type { Attachments } from './initiation.js';
 import {
@@ -37,9 +38,11 @@ export function transactionRoutes(
   app: HubApp,
   transactions: TransactionService,
   assets: AssetTable,
-  checks?: {
+  checks: {
     /** The jurisdictions' rules and the attached wallet proof (SPEC §15); throws 400 or 422. */
     before(orgId: string, body: InitiateRequest): Promise<Attachments>;
+    /** The caller's own review of a transaction it may see (src/reviews/). */
+    review(request: FastifyRequest, ref: string): Promise<Review>;
   },
 ) {
   const idempotency = (request: FastifyRequest): IdempotencyKey | undefined => {
@@ -74,7 +77,7 @@ export function transactionRoutes(
       // rules read it so, and the hub keeps it so.
       const body = { ...request.body, pii: checked.pii };
       // The jurisdictions' rules and the wallet proof (SPEC §15): 422 RULES_NOT_MET, 400.
-      const attached = (await checks?.before(orgId, body)) ?? {};
+      const attached = await checks.before(orgId, body);
       return transactions.initiate(orgId, body, idempotency(request), attached);
     },
   );
@@ -187,12 +190,18 @@ export function transactionRoutes(
     {
       schema: {
         tags,
-        summary: 'One transaction with its history (parties only; no personal data)',
+        summary: 'One transaction with its history and the caller’s own review (parties only)',
+        description:
+          'No personal data: `pii` has its own audited read. The review’s note text is shown only to callers ' +
+          'allowed to read personal data (keys, analysts, admins); a viewer sees `text: null`.',
         params: RefParams,
         response: { 200: Transaction, ...problems(400, 404) },
       },
     },
-    (request) => transactions.get(orgOf(request), request.params.transactionRef),
+    async (request) => {
+      const t = await transactions.get(orgOf(request), request.params.transactionRef);
+      return { ...t, review: await checks.review(request, t.transactionRef) };
+    },
   );
 
   app.get(

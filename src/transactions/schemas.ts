@@ -7,6 +7,8 @@
 import { type Static, Type } from 'typebox';
 import { DeliverySummary } from '../deliveries/summary.js';
 import { DOCUMENTED_AS } from '../http/documented-as.js';
+import { Review } from '../reviews/schemas.js';
+import { REVIEW_STATES } from '../reviews/states.js';
 import { TransferValue } from '../rules/schemas.js';
 import { DECLINE_CATEGORIES } from './decline.js';
 import { PROTOCOLS, STATES } from './state-machine.js';
@@ -221,8 +223,14 @@ const TransactionFields = {
 
 export const TransactionSummary = Type.Object(TransactionFields);
 export type TransactionSummary = Static<typeof TransactionSummary>;
-export const Transaction = Type.Object({ ...TransactionFields, history: Type.Array(HistoryEntry) });
+export const Transaction = Type.Object({
+  ...TransactionFields,
+  history: Type.Array(HistoryEntry),
+  review: Review,
+});
 export type Transaction = Static<typeof Transaction>;
+/** A transaction as its own domain reads it; the route adds the caller's review (src/reviews/). */
+export type TransactionRead = Omit<Transaction, 'review'>;
 
 export const TransactionList = Type.Object({
   transactions: Type.Array(TransactionSummary),
@@ -242,6 +250,18 @@ export const ListQuery = Type.Object(
     delivery: Type.Optional(
       Type.Enum(['failing'], {
         description: '`failing`: only transactions whose message to the counterparty is failing.',
+      }),
+    ),
+    review: Type.Optional(
+      Type.Enum([...REVIEW_STATES], {
+        description:
+          'Only transactions whose review by the caller is in this state (never reviewed: `open`).',
+      }),
+    ),
+    needs: Type.Optional(
+      Type.Enum(['confirm', 'review'], {
+        description:
+          '`confirm`: transfers waiting for the caller to confirm; `review`: waiting for its review (GET /v1/queue counts both).',
       }),
     ),
   },

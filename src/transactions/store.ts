@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/database.js';
 import { exactTime, toBuffer, toIso } from '../db/database.js';
 import { deliveryFailing } from '../deliveries/summary.js';
+import { awaitsConfirm, awaitsReview, reviewStateIs } from '../reviews/store.js';
 import type { TrpTransferInfo } from './schemas.js';
 import { type Flow, flowOf, type Protocol, type State } from './state-machine.js';
 
@@ -226,6 +227,22 @@ export interface ListFilter {
   limit: number;
   /** Only transactions whose message to the counterparty is failing. */
   deliveryFailing?: boolean;
+  /** The caller's review state (src/reviews/) and "needs my action" (the queue's lists). */
+  review?: string;
+  needs?: 'confirm' | 'review';
+}
+
+/** SQL and parameters for the review filters (`review`, `needs`), numbered from `$next`; viewer `$1`. */
+function reviewFilters(f: ListFilter, next: number): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.review !== undefined) {
+    params.push(f.review);
+    parts.push(reviewStateIs('$1::uuid', `$${next + params.length - 1}::text`));
+  }
+  if (f.needs === 'confirm') parts.push(awaitsConfirm('$1::uuid'));
+  if (f.needs === 'review') parts.push(awaitsReview('$1::uuid'));
+  return { sql: parts.map((p) => `AND ${p}`).join(' '), params };
 }
 
 /** Newest first, keyset-paged on (created_at, ref); `cursorAt` is the row's exact created_at. */
@@ -239,9 +256,10 @@ export async function listTransactions(
       : f.role === 'beneficiary'
         ? 'beneficiary_id = $1'
         : '(originator_id = $1 OR beneficiary_id = $1)';
+  const reviews = reviewFilters(f, 11);
   const rows = await q.query(
     `SELECT ${COLUMNS}, ${exactTime('created_at')} FROM transactions t
-      WHERE ${party}
+      WHERE ${party} ${reviews.sql}
         AND ($2::text IS NULL OR status = $2)
         AND ($3::text IS NULL OR protocol = $3)
         AND ($4::text IS NULL OR upper(asset) = upper($4))
@@ -262,6 +280,7 @@ export async function listTransactions(
       f.after?.ref ?? null,
       f.limit,
       f.deliveryFailing ?? false,
+      ...reviews.params,
     ],
   );
   return rows.map((r) => ({ ...toRecord(r), cursorAt: r.cursor_at as string }));

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ROUTE_NEEDS } from '../../src/people/roles.js';
+import { needOf, ROUTE_NEEDS, roleMay } from '../../src/people/roles.js';
 import { startHub, type TestHub } from '../harness.js';
 
 describe('the roles table', () => {
@@ -29,5 +29,16 @@ describe('the roles table', () => {
     assert.ok(served.size > 50, 'the document lists the routes');
     const unknown = Object.keys(ROUTE_NEEDS).filter((route) => !served.has(route));
     assert.deepEqual(unknown, []);
+  });
+
+  it('lets analysts and admins change a review, and every role read the queue and the assignees', () => {
+    const review = needOf('POST', '/v1/transactions/:transactionRef/review');
+    assert.equal(review, 'act');
+    assert.deepEqual(
+      (['viewer', 'analyst', 'admin'] as const).filter((r) => roleMay(r, review)),
+      ['analyst', 'admin'],
+    );
+    for (const route of ['/v1/queue', '/v1/reviews/assignees']) assert.equal(needOf('GET', route), 'read');
+    assert.equal(needOf('GET', '/v1/admin/queue'), 'read');
   });
 });

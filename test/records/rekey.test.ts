@@ -2,7 +2,7 @@
  * Master-key rotation (SPEC §14) end to end: data sealed under key 1, the hub rotated to key 2
  * (key 1 kept as previous), `travel-rule-hub rekey` run as a real child process and killed with
  * SIGKILL midway, run again to the end, and the hub started with key 2 alone: every transaction's
- * personal data and reasons still read, and no blob names key 1. On PostgreSQL the hub serves (and
+ * personal data, reasons and review notes still read, and no blob names key 1. On PostgreSQL the hub serves (and
  * takes new transactions) while rekey runs; the embedded database has one owner, so there the hub
  * is stopped for it.
  */
@@ -112,6 +112,14 @@ eachBackend(
         });
       const cancel = await retryCancel();
       assert.equal(cancel.status, 200, cancel.text);
+      // And a review note (src/reviews/).
+      const reviewed = [...names.keys()][1]!;
+      const note = `Reviewed ${uniqueName()}`;
+      const noted = await hub().request('POST', `/v1/transactions/${reviewed}/review`, {
+        key: originator.apiKey,
+        body: { state: 'in_review', note },
+      });
+      assert.equal(noted.status, 200, noted.text);
       const before = await blobsByKey(hub());
       assert.deepEqual([...before.keys()], [keyIdOf(key1)], 'everything starts sealed under key 1');
       const total = before.get(keyIdOf(key1))!;
@@ -163,6 +171,12 @@ eachBackend(
       }
       const read = await hub().request('GET', `/v1/transactions/${cancelled}`, { key: originator.apiKey });
       assert.equal(read.body.cancelReason, 'Withdrawn at the customer’s request');
+      const review = await hub().request('GET', `/v1/transactions/${reviewed}`, { key: originator.apiKey });
+      assert.deepEqual(
+        review.body.review.notes.map((n: { text: string }) => n.text),
+        [note],
+        'the review note reads under key 2 alone',
+      );
       const late = await retryCancel();
       assert.equal(
         late.status,

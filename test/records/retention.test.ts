@@ -184,6 +184,12 @@ eachBackend(
       const { originator, beneficiary } = await parties(hub());
       const t = await declined(hub(), originator, beneficiary);
       const other = await declined(hub(), originator, beneficiary);
+      // A review note may name the customer too: it goes with the personal data.
+      const noted = await hub().request('POST', `/v1/transactions/${t.ref}/review`, {
+        key: beneficiary.apiKey,
+        body: { state: 'escalated', note: `Matches ${t.name}` },
+      });
+      assert.equal(noted.status, 200, noted.text);
       const history = (await hub().request('GET', `/v1/transactions/${t.ref}`, { key: originator.apiKey }))
         .body.history;
       const res = await hub().admin('POST', `/v1/admin/transactions/${t.ref}/erase-pii`, {
@@ -194,6 +200,14 @@ eachBackend(
       const at = await assertErased(hub(), originator, t.ref, history);
       assert.equal(res.body.piiErasedAt, at);
       assert.deepEqual(await findEverywhere(hub(), t.needles), []);
+      const review = (await hub().request('GET', `/v1/transactions/${t.ref}`, { key: beneficiary.apiKey }))
+        .body.review;
+      assert.deepEqual(
+        review.notes.map((n: { by: unknown; text: unknown }) => [n.by, n.text]),
+        [[{ id: null, name: 'API key' }, null]],
+        'the note’s text is erased; who wrote it and when stay',
+      );
+      assert.equal(review.state, 'escalated');
       const again = await hub().admin('POST', `/v1/admin/transactions/${t.ref}/erase-pii`, {
         reason: 'again',
       });

@@ -154,6 +154,11 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await alphaPage.getByText('You are the originator.').waitFor();
     assert.equal(await alphaPage.getByRole('button', { name: 'Decline transaction' }).count(), 0);
     await alphaPage.getByRole('button', { name: 'Confirm transaction' }).click();
+    // Confirm sends personal data: a dialog says so first (test/ui/reviews.test.ts drives it by keyboard).
+    await alphaPage
+      .getByRole('dialog', { name: 'Send the personal data?' })
+      .getByRole('button', { name: 'Yes, confirm and send' })
+      .click();
     await alphaPage
       .getByRole('status')
       .getByText(/Confirmed\./)
@@ -316,6 +321,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     });
     assert.equal(elsewhere.status, 200, elsewhere.text);
     await confirm.click();
+    await page.getByRole('button', { name: 'Yes, confirm and send' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'Not possible now:' });
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /CONFIRMED/);
@@ -399,6 +405,11 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
 
     await op.getByRole('link', { name: 'Organizations' }).click();
     await op.getByRole('button', { name: 'Verify Gamma Markets' }).click();
+    // Verifying vouches for the name to every member: a dialog asks first.
+    await op
+      .getByRole('dialog', { name: 'Verify Gamma Markets?' })
+      .getByRole('button', { name: 'Yes, verify' })
+      .click();
     await op.getByRole('button', { name: 'Unverify Gamma Markets' }).waitFor();
     const entry = await hub.admin('GET', `/v1/admin/organizations/${gamma.id}`);
     assert.equal(entry.body.organizationType, 'verified');
@@ -585,6 +596,11 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
     assert.equal(await focused(), 'Inbox', 'the page’s heading takes the focus');
+    // The "Needs my action" entries (with their counts) come after the tabs.
+    for (const entry of ['Failing', 'To review', 'To confirm']) {
+      await page.keyboard.press('Shift+Tab');
+      assert.ok((await focused())?.startsWith(entry), `${entry} in the navigation`);
+    }
     for (const expected of [
       'People',
       'Settings',

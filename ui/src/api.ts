@@ -130,3 +130,4 @@ export type SsoSettings = GetOf<'/v1/organizations/me/oidc'>;
 
 /** The caller's side of a transaction. */
 export type Role = 'originator' | 'beneficiary';
+export type ReviewAssignee = GetOf<'/v1/reviews/assignees'>['assignees'][number];

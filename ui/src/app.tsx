@@ -2,7 +2,8 @@
  * The shell: sign-in, then the participant's or the operator's views under one header and
  * navigation. Route changes move focus to the new page's heading (views put it there). The
  * header says who is signed in, and marks a read-only key's session; the operator's navigation
- * shows how many applications wait for review.
+ * shows how many applications wait for review, an organization's what needs its action (to
+ * confirm, to review, failing), each a link to the list of exactly those transfers.
  * The pages that e-mailed links open (`/claim/<token>`, `/credentials/<token>`) are the same
  * bundle without any session: `Root` picks them by the path.
  */
@@ -44,6 +45,7 @@ import { OperatorOrganizations } from './views/operator-organizations.js';
 import { OperatorOverview } from './views/operator-overview.js';
 import { OperatorTrpPeers } from './views/operator-trp-peers.js';
 import { PeoplePage } from './views/people.js';
+import { QueueNav } from './views/queue.js';
 import { RulesPage } from './views/rules.js';
 import { Settings } from './views/settings.js';
 import { SignIn, type SignInRequest } from './views/sign-in.js';
@@ -278,6 +280,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
               );
             })}
           </ul>
+          <QueueNav session={session} />
         </nav>
         <main ref={main} id="main" tabIndex={-1}>
           {!allowed ? (
@@ -328,9 +331,12 @@ function OrgRoutes({ route }: { route: string[] }) {
   switch (route[0]) {
     case undefined:
     case 'inbox':
-      return <TransactionList party="beneficiary" />;
+      // Keyed by the whole hash: a link with other filters in its query starts the list afresh.
+      return <TransactionList key={window.location.hash} party="beneficiary" />;
     case 'outbox':
-      return <TransactionList party="originator" />;
+      return <TransactionList key={window.location.hash} party="originator" />;
+    case 'queue':
+      return <TransactionList key={window.location.hash} party="any" />;
     case 'tx':
       return route[1] ? <TransactionPage key={route[1]} transactionRef={route[1]} /> : <NotFound />;
     case 'travel-addresses':

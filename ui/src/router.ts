@@ -1,6 +1,7 @@
 /**
- * Hash routes (`#/tx/<ref>`): the hub serves one static page, and nothing secret is ever in a
- * route. Hashes that do not start with `#/` are not routes and leave the view alone.
+ * Hash routes (`#/tx/<ref>`, `#/queue?needs=review`): the hub serves one static page, and nothing
+ * secret is ever in a route. What follows `?` is the route's query (a list's filters), apart from
+ * its path. Hashes that do not start with `#/` are not routes and leave the view alone.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { focusPolicy } from './hooks.js';
@@ -9,10 +10,17 @@ export function currentRoute(): string[] {
   const hash = window.location.hash;
   if (!hash.startsWith('#/')) return [];
   try {
-    return hash.slice(2).split('/').filter(Boolean).map(decodeURIComponent);
+    return hash.slice(2).split('?')[0]!.split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
     return ['not-found']; // a malformed percent-escape: no such page, rather than a blank one
   }
+}
+
+/** The current route's query (`#/inbox?review=open` → review=open). */
+export function routeQuery(): URLSearchParams {
+  const hash = window.location.hash;
+  const at = hash.indexOf('?');
+  return new URLSearchParams(hash.startsWith('#/') && at >= 0 ? hash.slice(at + 1) : '');
 }
 
 export function useRoute(): string[] {

@@ -27,8 +27,8 @@ export async function addKeyIds(
     keys: KeyRing.of(masterKey, previous),
     scope: 'legacy',
     batchSize: 500,
-    // Only the tables of migrations up to 0016: later ones (users 0019, oidc_configs 0020) do not
+    // Only the tables of migrations up to 0016: later ones (users 0019, oidc_configs 0020, review_notes 0022) do not
     // exist yet here.
-    columns: SEALED_COLUMNS.filter((c) => c.table !== 'users' && c.table !== 'oidc_configs'),
+    columns: SEALED_COLUMNS.filter((c) => !['users', 'oidc_configs', 'review_notes'].includes(c.table)),
   });
 }

@@ -3,7 +3,9 @@
  * heading, what it does, its fields, its failure and its submit button, and for a command that
  * cannot be undone a second question. The question is in the page, not a dialog, so keyboard and
  * screen-reader users stay in place: it takes the focus, the fields are locked while it is asked,
- * and going back returns the focus to the button that asked it. A failure puts the form back to
+ * and going back returns the focus to the button that asked it. A command whose effect reaches
+ * past the hub (Confirm sends personal data, Share hash ends the right to cancel) asks in a modal
+ * dialog instead (`dialog`, components/confirm-dialog.tsx). A failure puts the form back to
  * its fields. `useCommand` runs the command and treats the hub's 409 as news, not as an error.
  */
 import type { ComponentChildren } from 'preact';
@@ -11,6 +13,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldErrors, HubProblem, type Transaction } from '../api.js';
 import { useAction } from '../hooks.js';
 import { useAnnounce } from '../session.js';
+import { ConfirmDialog, type ConfirmStep } from './confirm-dialog.js';
 import { ErrorNote } from './ui.js';
 
 export interface FormProps {
@@ -66,6 +69,7 @@ export function ActionForm({
   ready = true,
   check,
   confirm,
+  dialog,
   showsFieldErrors = false,
   onSubmit,
   children,
@@ -83,12 +87,15 @@ export function ActionForm({
   /** Checks the fields before anything else (and shows their problems); false stops there. */
   check?: () => boolean;
   confirm?: SecondQuestion;
+  /** Asks in a modal dialog what will happen before the command is sent. */
+  dialog?: ConfirmStep;
   /** The fields show the hub's problems with them, so the failure note leaves those out. */
   showsFieldErrors?: boolean;
   onSubmit: () => void;
   children: ComponentChildren;
 }) {
   const [asking, setAsking] = useState(false);
+  const [dialogOpen, setDialogOpen] = useState(false);
   const question = useRef<HTMLParagraphElement>(null);
   const start = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -102,7 +109,8 @@ export function ActionForm({
   const submit = (e: Event) => {
     e.preventDefault();
     if (check && !asking && !check()) return;
-    if (confirm && !asking) setAsking(true);
+    if (dialog) setDialogOpen(true);
+    else if (confirm && !asking) setAsking(true);
     else onSubmit();
   };
   const back = () => {
@@ -140,6 +148,18 @@ export function ActionForm({
           {command.busy ? busyButton : button}
         </button>
       )}
+      {dialog ? (
+        <ConfirmDialog
+          id={`${name}-dialog`}
+          step={dialog}
+          open={dialogOpen}
+          onBack={() => setDialogOpen(false)}
+          onYes={() => {
+            setDialogOpen(false);
+            onSubmit();
+          }}
+        />
+      ) : null}
     </form>
   );
 }

@@ -36,10 +36,8 @@ export function usePendingCount(session: Session): PendingCount {
   const [count, setCount] = useState<number | null>(null);
   const load = async () => {
     if (session.kind !== 'operator') return;
-    const r = await unwrap(
-      session.client.GET('/v1/admin/applications', { params: { query: { status: 'pending' } } }),
-    );
-    setCount(r.pending);
+    const r = await unwrap(session.client.GET('/v1/admin/queue'));
+    setCount(r.pendingApplications);
   };
   useEffect(() => {
     load().catch(() => {});

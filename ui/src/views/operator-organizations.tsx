@@ -1,6 +1,10 @@
-/** The operator's directory: every organization, verify/unverify in place, and registration. */
+/**
+ * The operator's directory: every organization, verify/unverify in place (Verify vouches for the
+ * name to every member, so it asks first, in a dialog), and registration.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { type CreatedOrganization, fieldErrors, type Organization, unwrap } from '../api.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Field, FormError, textBinder } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, OnceSecret, PageHead } from '../components/ui.js';
 import { useAction } from '../hooks.js';
@@ -23,6 +27,8 @@ export function OperatorOrganizations() {
   const [orgs, setOrgs] = useState<Organization[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  // The organization whose verification waits for the operator's yes.
+  const [toVerify, setToVerify] = useState<Organization | null>(null);
 
   const load = () =>
     unwrap(client.GET('/v1/admin/organizations')).then((r) => {
@@ -86,7 +92,9 @@ export function OperatorOrganizations() {
                     type="button"
                     class={o.organizationType === 'verified' ? 'secondary small-button' : 'small-button'}
                     disabled={busy === o.id}
-                    onClick={() => setVerified(o, o.organizationType !== 'verified')}
+                    onClick={() =>
+                      o.organizationType === 'verified' ? setVerified(o, false) : setToVerify(o)
+                    }
                     aria-label={`${o.organizationType === 'verified' ? 'Unverify' : 'Verify'} ${o.name}`}
                   >
                     {o.organizationType === 'verified' ? 'Unverify' : 'Verify'}
@@ -98,6 +106,27 @@ export function OperatorOrganizations() {
         </ListTable>
       )}
       {mayChange ? <CreateOrganization onCreated={load} /> : null}
+      <ConfirmDialog
+        id="verify-dialog"
+        open={toVerify !== null}
+        step={{
+          title: `Verify ${toVerify?.name ?? ''}?`,
+          body: (
+            <p>
+              Every member then sees <strong>{toVerify?.name}</strong> ({toVerify?.vaspDid}) with the verified
+              badge: the hub vouches that the name belongs to whoever holds this organization’s keys. Verify
+              only once you have checked who it is.
+            </p>
+          ),
+          yes: 'Yes, verify',
+        }}
+        onBack={() => setToVerify(null)}
+        onYes={() => {
+          const org = toVerify;
+          setToVerify(null);
+          if (org) setVerified(org, true);
+        }}
+      />
     </section>
   );
 }

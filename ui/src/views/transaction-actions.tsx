@@ -4,7 +4,8 @@
  * approve with an address (beneficiary of an inbound TRP transfer, RECEIVER_NOTIFIED), decline
  * (beneficiary, CONFIRMED; inbound TRP: RECEIVER_NOTIFIED), share the hash (originator, not final,
  * not yet shared; outbound TRP: once the peer approved with the address) and cancel (originator, NEW to CONFIRMED, before a hash was shared). Approve,
- * decline and cancel cannot be undone and ask once more. If the counterparty acted first, the
+ * decline and cancel cannot be undone and ask once more; confirm (it sends personal data) and
+ * share the hash (it ends the right to cancel) ask in a dialog that says so. If the counterparty acted first, the
  * hub's 409 is shown as it is and the page reloads the current state. A read-only session (a read
  * key, a viewer) gets no form, only a line on what a full-scope key or an analyst could do now.
  */
@@ -151,8 +152,19 @@ function ConfirmForm(props: FormProps) {
         </>
       }
       command={command}
-      button="Confirm transaction"
+      button="Confirm transaction…"
       busyButton="Confirming…"
+      dialog={{
+        title: 'Send the personal data?',
+        body: (
+          <p>
+            Confirming sends your customer’s personal data (IVMS101) to the beneficiary VASP in the{' '}
+            <code>confirmed-data</code> webhook. Once sent it cannot be called back.
+            {txHash.trim() ? ' The transaction hash you typed goes with it.' : ''}
+          </p>
+        ),
+        yes: 'Yes, confirm and send',
+      }}
       onSubmit={submit}
     >
       <Field id="confirm-hash" label="Transaction hash (optional)">
@@ -262,10 +274,20 @@ function TxHashForm(props: FormProps) {
       title="Share the transaction hash"
       intro="After broadcasting the transfer, tell the beneficiary its hash (once)."
       command={command}
-      button="Share hash"
+      button="Share hash…"
       busyButton="Sharing…"
       buttonClass="secondary"
       ready={txHash.trim() !== ''}
+      dialog={{
+        title: 'Share the transaction hash?',
+        body: (
+          <p>
+            The beneficiary is sent the hash <code class="break">{txHash.trim()}</code>. It can be shared only
+            once, and after that <strong>the transfer can no longer be cancelled</strong>.
+          </p>
+        ),
+        yes: 'Yes, share the hash',
+      }}
       onSubmit={submit}
     >
       <Field id="share-hash" label="Transaction hash">

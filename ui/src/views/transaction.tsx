@@ -2,7 +2,8 @@
  * One transaction: its fields, the timeline from `history` (with events that left the status as
  * it was, such as a beneficiary joining), a final state said plainly, whether the message to the
  * counterparty got through (the `delivery` summary), the actions the caller's role and the state
- * allow (and only those), the audited personal data view, and the webhooks owed to the caller
+ * allow (and only those), the caller's own review (state, assignee, notes), the audited personal
+ * data view, and the webhooks owed to the caller
  * for it with every attempt. Polls so the counterparty's moves show up. A TRP transfer's
  * counterparty is the TRP peer (SPEC §16), named as the hub knows it wherever the page names the
  * other side: the facts, the timeline and the final note.
@@ -21,6 +22,7 @@ import { useAction, usePoll } from '../hooks.js';
 import { useMay, useOrg } from '../session.js';
 import { isInboundTrp, peerDid, peerName, protocolLabel, type TrpInfo } from '../trp.js';
 import { PiiView } from './pii.js';
+import { ReviewPanel } from './review-panel.js';
 import { TransferCompliance } from './rules.js';
 import { TransactionActions } from './transaction-actions.js';
 import { POLL_MS } from './transactions.js';
@@ -202,6 +204,8 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
       <PersonalData tx={tx} role={role} />
 
       <TransactionActions tx={tx} role={role} onChanged={reload} />
+
+      <ReviewPanel tx={tx} onChanged={reload} />
 
       <DeliveryBox tx={tx} role={role} />
 

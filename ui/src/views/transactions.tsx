@@ -4,6 +4,9 @@
  * failed), keyset paging with "Load more", and live refresh: the first page is polled and new
  * transactions are put on top and announced; known ones get their new status. A row whose
  * message does not get through carries a mark. A TRP row names its peer by host (SPEC §16).
+ * The caller's review state filters too (`review`), and "Needs my action" (`#/queue`) lists both
+ * sides at once by what waits for the caller (`needs=confirm|review`, `delivery=failing`): the
+ * lists the navigation's counts link to. Filters given in the route's query are the starting ones.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Role, type TransactionSummary, unwrap } from '../api.js';
@@ -13,9 +16,10 @@ import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } 
 import { useOrgNames } from '../directory.js';
 import { PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
 import { usePoll } from '../hooks.js';
-import { href } from '../router.js';
+import { href, routeQuery } from '../router.js';
 import { useAnnounce, useOrg } from '../session.js';
 import { protocolLabel } from '../trp.js';
+import { REVIEW_LABELS } from './review-panel.js';
 
 const PAGE_SIZE = 25;
 export const POLL_MS = 3000;
@@ -28,17 +32,52 @@ interface Filters {
   to: string;
   /** Only transactions whose message to the counterparty is retrying or failed. */
   failing: boolean;
+  /** The caller's review state. */
+  review: string;
+  /** What waits for the caller: `confirm` or `review` (the queue). */
+  needs: string;
 }
-const NO_FILTERS: Filters = { status: '', protocol: '', asset: '', from: '', to: '', failing: false };
+const NO_FILTERS: Filters = {
+  status: '',
+  protocol: '',
+  asset: '',
+  from: '',
+  to: '',
+  failing: false,
+  review: '',
+  needs: '',
+};
 
-function listQuery(role: Role, f: Filters, cursor?: string) {
+/** The filters the route's query names (`#/queue?needs=review`, `#/inbox?review=open`). */
+function filtersFromRoute(): Filters {
+  const q = routeQuery();
+  const review = q.get('review') ?? '';
+  const needs = q.get('needs') ?? '';
+  return {
+    ...NO_FILTERS,
+    review: review in REVIEW_LABELS ? review : '',
+    needs: needs === 'confirm' || needs === 'review' ? needs : '',
+    failing: q.get('delivery') === 'failing',
+  };
+}
+
+/** Both sides at once: the "Needs my action" lists. */
+export type ListParty = Role | 'any';
+
+const NEEDS_TITLES: Record<string, string> = {
+  confirm: 'Transfers waiting for your confirmation',
+  review: 'Transfers waiting for your review',
+  failing: 'Transfers whose messages are failing',
+};
+
+function listQuery(role: ListParty, f: Filters, cursor?: string) {
   const dayStart = (day: string, plusDays = 0) => {
     const d = new Date(`${day}T00:00:00`);
     d.setDate(d.getDate() + plusDays);
     return d.toISOString();
   };
   return {
-    role,
+    ...(role === 'any' ? {} : { role }),
     limit: String(PAGE_SIZE),
     ...(f.status ? { status: f.status as TransactionSummary['status'] } : {}),
     ...(f.protocol ? { protocol: f.protocol as TransactionSummary['protocol'] } : {}),
@@ -46,22 +85,31 @@ function listQuery(role: Role, f: Filters, cursor?: string) {
     ...(f.from ? { createdAfter: dayStart(f.from) } : {}),
     ...(f.to ? { createdBefore: dayStart(f.to, 1) } : {}),
     ...(f.failing ? { delivery: 'failing' as const } : {}),
+    ...(f.review ? { review: f.review as keyof typeof REVIEW_LABELS } : {}),
+    ...(f.needs ? { needs: f.needs as 'confirm' | 'review' } : {}),
     ...(cursor ? { cursor } : {}),
   };
 }
 
-export function TransactionList({ party: role }: { party: Role }) {
-  const { client } = useOrg();
+export function TransactionList({ party: role }: { party: ListParty }) {
+  const { client, me } = useOrg();
   const announce = useAnnounce();
   const names = useOrgNames();
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(filtersFromRoute);
   const [items, setItems] = useState<TransactionSummary[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   const [error, setError] = useState<unknown>(null);
   const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
-  const title = role === 'beneficiary' ? 'Inbox' : 'Outbox';
+  const title = role === 'any' ? 'Needs my action' : role === 'beneficiary' ? 'Inbox' : 'Outbox';
+  /** The caller's side of a row. */
+  const sideOf = (t: TransactionSummary): Role =>
+    role !== 'any'
+      ? role
+      : t.beneficiaryVASPid?.toLowerCase() === me.id.toLowerCase()
+        ? 'beneficiary'
+        : 'originator';
   const filterKey = JSON.stringify(filters);
 
   const page = (cursor?: string) =>
@@ -139,9 +187,11 @@ export function TransactionList({ party: role }: { party: Role }) {
     <section aria-labelledby="list-heading">
       <PageHead id="list-heading" title={title} focusKey={role}>
         <p class="muted small" aria-live="off">
-          {role === 'beneficiary'
-            ? 'Transfers other VASPs send to your customers.'
-            : 'Transfers your customers send to other VASPs.'}{' '}
+          {role === 'any'
+            ? `${NEEDS_TITLES[filters.needs || (filters.failing ? 'failing' : '')] ?? 'Transfers on either side'}, sent and received.`
+            : role === 'beneficiary'
+              ? 'Transfers other VASPs send to your customers.'
+              : 'Transfers your customers send to other VASPs.'}{' '}
           {updatedAt ? `Updated ${updatedAt.toLocaleTimeString()}; refreshes by itself.` : ''}
         </p>
       </PageHead>
@@ -191,6 +241,27 @@ export function TransactionList({ party: role }: { party: Role }) {
           <label for="f-to">To</label>
           <input id="f-to" type="date" value={filters.to} onChange={set('to')} />
         </div>
+        <div class="field">
+          <label for="f-review">Your review</label>
+          <select id="f-review" value={filters.review} onChange={set('review')}>
+            <option value="">Any</option>
+            {Object.entries(REVIEW_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        {role === 'any' ? (
+          <div class="field">
+            <label for="f-needs">Waiting for you to</label>
+            <select id="f-needs" value={filters.needs} onChange={set('needs')}>
+              <option value="">Anything</option>
+              <option value="confirm">Confirm</option>
+              <option value="review">Review</option>
+            </select>
+          </div>
+        ) : null}
         <div class="field check field-check">
           <input
             id="f-failing"
@@ -228,7 +299,11 @@ export function TransactionList({ party: role }: { party: Role }) {
           columns={[
             'Reference',
             'Created',
-            role === 'beneficiary' ? 'From (originator)' : 'To (beneficiary)',
+            role === 'any'
+              ? 'Counterparty'
+              : role === 'beneficiary'
+                ? 'From (originator)'
+                : 'To (beneficiary)',
             'Asset',
             { label: 'Amount', num: true },
             'Protocol',
@@ -250,10 +325,10 @@ export function TransactionList({ party: role }: { party: Role }) {
               <td data-label="Created">
                 <Time iso={t.createdAt} />
               </td>
-              <td data-label={role === 'beneficiary' ? 'From' : 'To'}>
+              <td data-label={sideOf(t) === 'beneficiary' ? 'From' : 'To'}>
                 <Counterparty
                   t={t}
-                  side={role}
+                  side={sideOf(t)}
                   names={names}
                   fallback={<span class="did">{t.beneficiaryVASPid ?? '—'}</span>}
                 />
@@ -262,7 +337,7 @@ export function TransactionList({ party: role }: { party: Role }) {
               <td data-label="Amount" class="num mono">
                 {t.transactionAmount}
               </td>
-              <td data-label="Protocol">{protocolLabel(t.protocol, role)}</td>
+              <td data-label="Protocol">{protocolLabel(t.protocol, sideOf(t))}</td>
               <td data-label="Status">
                 <span class="status-cell">
                   <StatusBadge status={t.status} />
