@@ -6595,7 +6595,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Missing, unknown or revoked API key (UNAUTHENTICATED) */
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
                 401: {
                     headers: {
                         [name: string]: unknown;
