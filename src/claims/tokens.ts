@@ -41,11 +41,12 @@ export class LinkTokens {
     return this.derive(`trp-callback:${transactionRef}`);
   }
 
-  /** The e-mails' links, on the hub's public URL. */
-  links(hub: string): EmailLinks {
+  /** The e-mails' links, on the hub's public URL; `operator`: HUB_OPERATOR_CONTACT, if set. */
+  links(hub: string, operator?: string): EmailLinks {
     const base = hub.replace(/\/+$/, '');
     return {
       hub: base,
+      operator: operator ?? null,
       claim: (ref) => `${base}/claim/${this.claimToken(ref)}`,
       credentials: (id) => `${base}/credentials/${this.pickupToken(id)}`,
       invitation: (id) => `${base}/invitation/${this.invitationToken(id)}`,

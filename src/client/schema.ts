@@ -890,7 +890,7 @@ export interface paths {
                                  * @description Which e-mail (docs/webhooks.md).
                                  * @enum {string}
                                  */
-                                event: "notify" | "notify-cancelled" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
+                                event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
                                 /** Format: uuid */
                                 id: string;
                                 lastError: string | null;
@@ -1003,7 +1003,7 @@ export interface paths {
                              * @description Which e-mail (docs/webhooks.md).
                              * @enum {string}
                              */
-                            event: "notify" | "notify-cancelled" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
+                            event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
                             /** Format: uuid */
                             id: string;
                             lastError: string | null;
@@ -3565,6 +3565,16 @@ export interface paths {
                         "application/json": {
                             /** Format: date-time */
                             announcedAt: string;
+                            application: {
+                                /** Format: date-time */
+                                appliedAt: string;
+                                decidedAt: string | null;
+                                rejectReason: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "rejected";
+                            } | null;
+                            /** @description Whether the link takes an application now: none was made, or the latest was rejected, and the announcement named no member. */
+                            canApply: boolean;
                             destination: string;
                             originator: {
                                 name: string;
@@ -5767,6 +5777,26 @@ export interface paths {
                                 beneficiaryVASPid: string | null;
                                 /** @description CANCELLED: why, when the originator (or the TRP peer that sent it) said. */
                                 cancelReason?: string;
+                                /** @description NOTIFY, to the originator only: how far the claim link got. */
+                                claim?: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When the claim reached `state`.
+                                     */
+                                    at: string;
+                                    /**
+                                     * @description `sent`: the announcement with its link was queued (`delivery` says whether SMTP took it); `opened`: the claim page loaded it (first time); `applied`: an application waits; `rejected`: the operator rejected it, the link takes a new one; `approved`: the applicant joined; `attached`: the transaction is the beneficiary’s.
+                                     * @enum {string}
+                                     */
+                                    state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                    /** @description Every step, oldest first; `applied` and `rejected` repeat for each application. */
+                                    steps: {
+                                        /** Format: date-time */
+                                        at: string;
+                                        /** @enum {string} */
+                                        state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 createdAt: string;
                                 declineReason?: {
@@ -5809,6 +5839,8 @@ export interface paths {
                                 };
                                 /** @description The payment address; null for a TRP transfer until its beneficiary approves with one. */
                                 destination: string | null;
+                                /** @description NOTIFY, to the originator only: where the announcement went. */
+                                notificationEmail?: string;
                                 originatorVASPdid: string;
                                 /**
                                  * Format: date-time
@@ -5938,6 +5970,26 @@ export interface paths {
                             beneficiaryVASPid: string | null;
                             /** @description CANCELLED: why, when the originator (or the TRP peer that sent it) said. */
                             cancelReason?: string;
+                            /** @description NOTIFY, to the originator only: how far the claim link got. */
+                            claim?: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the claim reached `state`.
+                                 */
+                                at: string;
+                                /**
+                                 * @description `sent`: the announcement with its link was queued (`delivery` says whether SMTP took it); `opened`: the claim page loaded it (first time); `applied`: an application waits; `rejected`: the operator rejected it, the link takes a new one; `approved`: the applicant joined; `attached`: the transaction is the beneficiary’s.
+                                 * @enum {string}
+                                 */
+                                state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                /** @description Every step, oldest first; `applied` and `rejected` repeat for each application. */
+                                steps: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @enum {string} */
+                                    state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                }[];
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             declineReason?: {
@@ -5993,6 +6045,8 @@ export interface paths {
                                  */
                                 status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                             }[];
+                            /** @description NOTIFY, to the originator only: where the announcement went. */
+                            notificationEmail?: string;
                             originatorVASPdid: string;
                             /**
                              * Format: date-time

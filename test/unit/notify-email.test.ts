@@ -103,3 +103,42 @@ it('composes every e-mail of the catalogue with a subject, a text and an HTML pa
   assert.match(moved, /notices about your organization now go to the contact address/);
   assert.doesNotMatch(moved, /Travel rule messages/, 'only what changed is spoken of');
 });
+
+it('names HUB_OPERATOR_CONTACT in every e-mail to an outsider, and writes times for people with the ISO value', () => {
+  const staffed = new LinkTokens(Buffer.alloc(32, 7)).links('https://hub.example/', 'ops@hub.example');
+  const org = { organizationId: evil.transactionRef, organizationName: 'New VASP' };
+  const outsiders = [
+    email('notify', 'a@b.example', evil.transactionRef, evil),
+    email('notify-cancelled', 'a@b.example', evil.transactionRef, evil),
+    email('application-received', 'a@b.example', null, {
+      organizationName: 'New VASP',
+      appliedAt: '2026-11-27T11:01:41.123Z',
+    }),
+    email('application-approved', 'a@b.example', null, {
+      ...org,
+      pickupId: evil.transactionRef,
+      expiresAt: '2026-11-28T11:01:41.123Z',
+    }),
+    email('application-approved-contact', 'c@d.example', null, { ...org, credentialsSentTo: 'd@e.example' }),
+    email('application-rejected', 'a@b.example', null, {
+      organizationName: 'New VASP',
+      reason: 'Send your licence.',
+      decidedAt: '2026-11-27T12:30:00.000Z',
+    }),
+  ];
+  for (const m of outsiders) {
+    const { text, html } = composeEmail(m, staffed);
+    assert.ok(text.includes('ops@hub.example'), `${m.event}: ${text}`);
+    assert.ok(html.includes('ops@hub.example'), m.event);
+    assert.ok(!composeEmail(m, links).text.includes('ops@hub.example'), m.event);
+  }
+  const text = (i: number) => composeEmail(outsiders[i]!, staffed).text;
+  assert.ok(text(2).includes('27 Nov 2026, 11:01 UTC (2026-11-27T11:01:41.123Z)'), text(2));
+  assert.ok(text(3).includes('until 28 Nov 2026, 11:01 UTC (2026-11-28T11:01:41.123Z)'), text(3));
+  const rejected = text(5);
+  assert.ok(rejected.includes('27 Nov 2026, 12:30 UTC (2026-11-27T12:30:00.000Z)'), rejected);
+  assert.match(rejected, /works again while the transfer is open/);
+  assert.match(rejected, /The operator's reason: Send your licence\./);
+  // Without a contact, the rejection still names where to turn: the hub's address.
+  assert.match(composeEmail(outsiders[5]!, links).text, /operator of this hub: https:\/\/hub\.example\n/);
+});
