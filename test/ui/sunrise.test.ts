@@ -215,11 +215,12 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
     assert.equal(application.notificationEmail, email);
     assert.equal(application.travelEndpoint, `${receiver.url}/newcomer`);
 
-    // The link is used up: said plainly, and not why.
+    // Reopened, the link shows the application waiting, without what the applicant typed.
     await page.reload();
-    await page.getByText('This link is not valid any more.').waitFor();
-    assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /used|expired|cancel/i);
-    await axe(page, 'the claim page of a used link');
+    await page.getByRole('heading', { name: 'Your application is waiting for review' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Send application' }).count(), 0);
+    assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /ops@newcomer\.example/);
+    await axe(page, 'the claim page of a pending application');
     assert.equal(await stored(page), 0, 'nothing in the browser’s storage');
     await page.context().close();
   });
