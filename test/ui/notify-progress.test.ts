@@ -14,6 +14,7 @@ import { Receiver } from '../support/receiver.js';
 import { notifyRequest } from '../support/requests.js';
 import { decodeBody, SmtpSink } from '../support/smtp.js';
 import {
+  axe,
   browserProblem,
   DESKTOP,
   launchChromium,
@@ -42,7 +43,13 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
     let token: string;
     const email = 'compliance@newcomer.example';
     const watched = { requested: [] as string[], consoleErrors: [] as string[] };
-    const suffix = backend === 'pglite' ? '' : '-postgres';
+    /** docs/screenshots keeps the PGlite run's pictures; the PostgreSQL run's go to a temporary directory. */
+    const snap = (page: Page, name: string) =>
+      backend === 'pglite'
+        ? shot(page, name)
+        : process.env.UPDATE_SCREENSHOTS === 'true'
+          ? axe(page, name)
+          : shot(page, `${name}-postgres`);
 
     before(async () => {
       const problem = backend === 'postgres' ? await postgresProblem() : null;
@@ -140,7 +147,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
       const main = (await page.locator('main').textContent()) ?? '';
       assert.doesNotMatch(main, /ops@newcomer\.example|Newcomer Exchange/, 'nothing the applicant typed');
       assert.ok((await overflowOf(page)) <= 0, 'no sideways scrolling at 375 px');
-      await shot(page, `claim-rejected${suffix}`);
+      await snap(page, 'claim-rejected');
 
       await page.getByLabel('Name of your exchange').fill('Newcomer Exchange (licence 12345)');
       await page.getByLabel('DID').fill('did:web:newcomer.example');
@@ -150,14 +157,14 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
       await page.reload();
       await page.getByRole('heading', { name: 'Your application is waiting for review' }).waitFor();
       assert.equal(await page.getByRole('button', { name: 'Send application' }).count(), 0, 'one at a time');
-      await shot(page, `claim-pending${suffix}`);
+      await snap(page, 'claim-pending');
 
       const approved = await live().admin('POST', `/v1/admin/applications/${await pendingId()}/approve`);
       assert.equal(approved.status, 200, approved.text);
       await page.reload();
       await page.getByRole('heading', { name: 'Your application was approved' }).waitFor();
       await page.getByText(/went by e-mail to the address this claim link was sent to/).waitFor();
-      await shot(page, `claim-approved${suffix}`);
+      await snap(page, 'claim-approved');
       await page.context().close();
     });
 
@@ -183,7 +190,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
       );
       const current = page.locator('.stepper [aria-current="step"]');
       assert.match((await current.textContent()) ?? '', /Transfer attached/);
-      await shot(page, `transaction-notify-progress${suffix}`);
+      await snap(page, 'transaction-notify-progress');
       await page.setViewportSize(PHONE);
       assert.ok((await overflowOf(page)) <= 0, 'no sideways scrolling at 375 px');
       await page.context().close();
