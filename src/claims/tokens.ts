@@ -1,6 +1,6 @@
 /**
  * The tokens of the hub's link URLs: a NOTIFY transaction's claim link, an approved applicant's
- * credentials link (both single-use), and a TRP transfer's callback on this hub. A token is 256 bits, derived as HMAC-SHA256 under a key that HKDF
+ * credentials link (single-use; a claim link works while its transaction is open), and a TRP transfer's callback on this hub. A token is 256 bits, derived as HMAC-SHA256 under a key that HKDF
  * draws from the master key, of the thing it opens (the transaction reference, the pickup id):
  * so the e-mail that carries it can be composed at send time from the outbox row, and the
  * database holds only the token's SHA-256, never a token. Without the master key the stored hash

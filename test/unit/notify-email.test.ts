@@ -142,3 +142,30 @@ it('names HUB_OPERATOR_CONTACT in every e-mail to an outsider, and writes times 
   // Without a contact, the rejection still names where to turn: the hub's address.
   assert.match(composeEmail(outsiders[5]!, links).text, /operator of this hub: https:\/\/hub\.example\n/);
 });
+
+it('writes the times of the members’ e-mails for people too, with the ISO value beside them', () => {
+  const changed = composeEmail(
+    email('endpoint-changed', 'a@b.example', null, {
+      organizationId: evil.transactionRef,
+      organizationName: 'VASP',
+      vaspDid: 'did:web:v.example',
+      changes: [{ field: 'travelEndpoint', from: 'https://a.example', to: 'https://b.example' }],
+      changedBy: 'the hub operator',
+      at: '2026-11-26T10:00:00.000Z',
+    }),
+    links,
+  ).text;
+  assert.ok(changed.includes('on 26 Nov 2026, 10:00 UTC (2026-11-26T10:00:00.000Z)'), changed);
+  const invited = composeEmail(
+    email('user-invitation', 'p@b.example', null, {
+      invitationId: evil.transactionRef,
+      organizationName: 'VASP',
+      role: 'analyst',
+      expiresAt: '2026-12-04T09:30:00.000Z',
+    }),
+    links,
+  ).text;
+  assert.ok(invited.includes('until 4 Dec 2026, 09:30 UTC (2026-12-04T09:30:00.000Z)'), invited);
+  for (const text of [changed, invited])
+    assert.doesNotMatch(text, /[^(]20\d\d-\d\d-\d\dT/, 'no bare ISO time');
+});
