@@ -225,7 +225,11 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     },
     registry,
     log: app.log,
-    links: () => tokens.links(config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`),
+    links: () =>
+      tokens.links(
+        config.publicUrl ?? listenUrl(app) ?? `http://${config.host}:${config.port}`,
+        config.operatorContact,
+      ),
   });
   const transactions: TransactionService = new TransactionService(db, keys, deliveries.outbox, {
     lookups: directory.lookups,

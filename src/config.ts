@@ -38,6 +38,11 @@ export interface Config {
   /** The operator's currency rates for comparing transfer values with thresholds (SPEC §15). */
   readonly fxRatesFile: string | undefined;
   readonly publicUrl: string | undefined;
+  /**
+   * HUB_OPERATOR_CONTACT: how outsiders reach the hub's operator (an e-mail address or an http(s)
+   * URL), named in every e-mail to them; undefined: the e-mails point at the hub's public URL.
+   */
+  readonly operatorContact: string | undefined;
   /** Sends in flight to one organization at most, per worker. */
   readonly maxInflightPerRecipient: number;
   /** NOTIFY e-mails an unverified organization may cause per 24 hours. */
@@ -134,6 +139,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
     throw new ConfigError('HUB_PUBLIC_URL must be an absolute URL');
   }
+  const operatorContact = str('HUB_OPERATOR_CONTACT');
+  if (operatorContact !== undefined && !isContact(operatorContact)) {
+    throw new ConfigError('HUB_OPERATOR_CONTACT must be an e-mail address or an http(s) URL');
+  }
 
   return Object.freeze({
     port: integer(str('PORT'), 'PORT', 8080, 0, 65535),
@@ -155,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rulesFile: str('HUB_RULES_FILE'),
     fxRatesFile: str('HUB_FX_RATES'),
     publicUrl,
+    operatorContact,
     maxInflightPerRecipient: integer(
       str('HUB_MAX_INFLIGHT_PER_RECIPIENT'),
       'HUB_MAX_INFLIGHT_PER_RECIPIENT',
@@ -307,4 +317,12 @@ export const ADMIN_KEY_RULE = 'must be 32 to 256 printable ASCII characters (spa
 /** Printable ASCII; a space only inside, since HTTP drops the spaces around a header's value. */
 export function isUsableAdminKey(key: string): boolean {
   return /^[\x21-\x7e][\x20-\x7e]{30,254}[\x21-\x7e]$/.test(key);
+}
+
+/** An e-mail address (one, no display name) or an absolute http(s) URL, printable on one line. */
+function isContact(v: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(v)) return false;
+  if (/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(v)) return v.length <= 254;
+  return /^https?:\/\/\S+$/.test(v) && URL.canParse(v) && v.length <= 2048;
 }

@@ -48,7 +48,11 @@ export function claimRoutes(app: HubApp, claims: ClaimService, failed: Failed) {
       schema: {
         tags,
         security: [],
-        summary: 'What a NOTIFY claim link announces (no key; never personal data)',
+        summary:
+          'What a NOTIFY claim link announces, and the state of the latest application through it (no key; never personal data)',
+        description:
+          'The first load is recorded as the claim’s `opened` step (shown to the originator); later loads write nothing. ' +
+          '`application` gives the latest application’s state, dates and the operator’s reason, never what the applicant gave.',
         params: TokenParams,
         response: { 200: Announcement, ...problems(400, 404) },
       },
@@ -65,7 +69,8 @@ export function claimRoutes(app: HubApp, claims: ClaimService, failed: Failed) {
         security: [],
         summary: 'Apply to join the hub through a claim link (no key); the operator reviews it',
         description:
-          'Uses the link up. The originator chose the address the link was sent to: the review shows it as such. ' +
+          'One at a time: while an application through the link is pending, or after one was approved, 409; after a rejection the link takes a new one. ' +
+          'The contact gets an acknowledgement by e-mail. The originator chose the address the link was sent to: the review shows it as such. ' +
           'On approval the organization is created, verified, that address gets a single-use link to its credentials ' +
           '(the contact, if another, a notice without it), and the transaction becomes its. A NOTIFY that named a ' +
           'directory member cannot be applied through (409; the member attaches it).',
@@ -87,7 +92,8 @@ export function claimRoutes(app: HubApp, claims: ClaimService, failed: Failed) {
       schema: {
         tags,
         summary: 'A member claims the NOTIFY transaction of the link with its own key',
-        description: 'Uses the link up. The transaction then follows MAIN: `received` goes to the member.',
+        description:
+          'Uses the link up (409 while an application through it is pending or approved). The transaction then follows MAIN: `received` goes to the member.',
         params: TokenParams,
         response: { 200: AttachResult, ...problems(400, 404, 409) },
       },
@@ -152,7 +158,8 @@ export function adminClaimRoutes(app: HubApp, claims: ClaimService) {
     {
       schema: {
         tags,
-        summary: 'Reject an application; the reason is e-mailed to the applicant',
+        summary:
+          'Reject an application; the reason is e-mailed to the applicant, and the claim link takes a new application',
         params: ApplicationParams,
         body: RejectRequest,
         response: { 200: Application, ...problems(400, 404, 409, 415) },

@@ -1,12 +1,27 @@
 /** Shapes of claim links, join applications and credential pickups (SPEC §12). */
 import { type Static, Type } from 'typebox';
 import { OPTIONAL_BODY } from '../http/documented-as.js';
+import { CLAIM_STATES } from './progress.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const TokenParams = Type.Object(
   { token: Type.String({ minLength: 1, maxLength: 100, description: 'The token of the link.' }) },
   { additionalProperties: false },
+);
+
+/** The latest application through a link, as whoever holds the link sees it: no contact data. */
+export const LinkApplication = Type.Object(
+  {
+    status: Type.Enum(['pending', 'approved', 'rejected']),
+    appliedAt: Type.String({ format: 'date-time' }),
+    decidedAt: Nullable(Type.String({ format: 'date-time' })),
+    rejectReason: Nullable(Type.String({ description: 'The operator’s reason, when rejected.' })),
+  },
+  {
+    description:
+      'The latest application made through this link: its state, dates and the operator’s reason; never the applicant’s name, DID, endpoint or contact.',
+  },
 );
 
 export const Announcement = Type.Object(
@@ -17,8 +32,33 @@ export const Announcement = Type.Object(
     destination: Type.String(),
     originator: Type.Object({ name: Type.String(), vaspDid: Type.String() }),
     announcedAt: Type.String({ format: 'date-time' }),
+    application: Type.Union([LinkApplication, Type.Null()]),
+    canApply: Type.Boolean({
+      description:
+        'Whether the link takes an application now: none was made, or the latest was rejected, and the announcement named no member.',
+    }),
   },
   { description: 'What the claim link announces; never personal data.' },
+);
+
+/** NOTIFY progress, shown to the originator only (SPEC §17; claims/progress.ts). */
+export const ClaimStep = Type.Object({
+  state: Type.Enum([...CLAIM_STATES]),
+  at: Type.String({ format: 'date-time' }),
+});
+
+export const ClaimProgress = Type.Object(
+  {
+    state: Type.Enum([...CLAIM_STATES], {
+      description:
+        '`sent`: the announcement with its link was queued (`delivery` says whether SMTP took it); `opened`: the claim page loaded it (first time); `applied`: an application waits; `rejected`: the operator rejected it, the link takes a new one; `approved`: the applicant joined; `attached`: the transaction is the beneficiary’s.',
+    }),
+    at: Type.String({ format: 'date-time', description: 'When the claim reached `state`.' }),
+    steps: Type.Array(ClaimStep, {
+      description: 'Every step, oldest first; `applied` and `rejected` repeat for each application.',
+    }),
+  },
+  { description: 'NOTIFY, to the originator only: how far the claim link got.' },
 );
 
 export const ApplicationRequest = Type.Object(

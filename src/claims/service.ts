@@ -1,7 +1,11 @@
 /**
  * The NOTIFY sunrise path (SPEC §12). The NOTIFY e-mail carries a claim link; with it the outside
  * exchange either applies to join (the operator reviews the application) or, already a member,
- * attaches the transaction to itself. A NOTIFY that named a member cannot be applied through (409),
+ * attaches the transaction to itself. The link works while the transaction is open and was not
+ * attached through: a rejected application frees it for a new one, never while one is pending or
+ * after an approval. Whoever holds it sees the latest application's state, dates and the
+ * operator's reason, never what the applicant gave beyond that. The first load of the claim page
+ * is recorded once (`opened`), for the originator's view of the progress (progress.ts). A NOTIFY that named a member cannot be applied through (409),
  * so an outsider who sees its link cannot use it up. Approval creates the organization, verified,
  * e-mails a single-use link to its credentials to the address the claim link went to (the only
  * inbox the applicant proved it reads; its contact, if another, hears of it without the link), and
@@ -45,10 +49,17 @@ export class ClaimService {
     return tokenHash(this.tokens.claimToken(transactionRef));
   }
 
-  /** What the claim page shows: the announcement, never personal data. */
+  /**
+   * What the claim page shows: the announcement, never personal data, and the latest application's
+   * state. The first load is recorded (`opened`); later loads write nothing.
+   */
   async view(token: string) {
     const claim = await this.open(this.db, token);
-    const originator = await findOrganization(this.db, claim.originatorId);
+    if (claim.openedAt === null) await this.markOpened(claim.ref);
+    const [originator, latest] = await Promise.all([
+      findOrganization(this.db, claim.originatorId),
+      store.latestApplication(this.db, claim.ref),
+    ]);
     return {
       transactionRef: claim.ref,
       transactionAsset: claim.asset,
@@ -56,10 +67,35 @@ export class ClaimService {
       destination: claim.destination,
       originator: { name: originator?.name ?? claim.originatorDid, vaspDid: claim.originatorDid },
       announcedAt: claim.createdAt,
+      application: latest
+        ? {
+            status: latest.status,
+            appliedAt: latest.createdAt,
+            decidedAt: latest.decidedAt,
+            rejectReason: latest.status === 'rejected' ? latest.rejectReason : null,
+          }
+        : null,
+      canApply: claim.beneficiaryId === null && (latest === undefined || latest.status === 'rejected'),
     };
   }
 
-  /** An outside exchange applies to join through the link, which it uses up. */
+  /** Records the claim page's first load with its audit row; a concurrent first load writes nothing. */
+  private async markOpened(ref: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (!(await store.markOpened(tx, ref))) return;
+      await recordAudit(tx, {
+        actor: `claim:${ref}`,
+        action: 'claim.opened',
+        subjectType: 'transaction',
+        subjectId: ref,
+      });
+    });
+  }
+
+  /**
+   * An outside exchange applies to join through the link: refused while an application through it
+   * is pending or after one was approved; after a rejection, a new one is welcome.
+   */
   async apply(
     token: string,
     body: ApplicationRequest,
@@ -67,6 +103,7 @@ export class ClaimService {
     this.directory.check(body);
     return this.db.transaction(async (tx) => {
       const claim = await this.open(tx, token, true);
+      await this.refuseIfTaken(tx, claim.ref);
       if (claim.beneficiaryId !== null) {
         throw new AppError(
           'INVALID_STATE',
@@ -91,6 +128,12 @@ export class ClaimService {
         notificationEmail: claim.notificationEmail ?? body.contactEmail,
       });
       await store.useClaim(tx, claim.ref, 'application');
+      await enqueue(tx, [
+        email('application-received', body.contactEmail, null, {
+          organizationName: body.name,
+          appliedAt: application.createdAt,
+        }),
+      ]);
       await recordAudit(tx, {
         actor: `claim:${claim.ref}`,
         action: 'application.created',
@@ -103,13 +146,15 @@ export class ClaimService {
   }
 
   /**
-   * A member attaches the transaction to itself through the link, which it uses up; `actor` is
+   * A member attaches the transaction to itself through the link, which it uses up (refused while
+   * an application through it is pending or approved); `actor` is
    * the person who did it (`user:<id>`, SPEC §17), else the organization.
    */
   async attach(token: string, orgId: string, actor: Actor = `org:${orgId}`) {
     return this.db.transaction(async (tx) => {
       const claim = await this.open(tx, token, true);
       if (claim.originatorId === orgId) throw invalidLink();
+      await this.refuseIfTaken(tx, claim.ref);
       await this.lifecycle.attach(tx, claim.ref, orgId);
       await store.useClaim(tx, claim.ref, 'attach');
       await recordAudit(tx, {
@@ -219,19 +264,24 @@ export class ClaimService {
   async reject(id: string, reason: string, actor: Actor): Promise<Application> {
     return this.db.transaction(async (tx) => {
       const a = await this.pending(tx, id);
+      const decided = await store.decideApplication(tx, id, {
+        status: 'rejected',
+        by: actor,
+        rejectReason: reason,
+      });
       await enqueue(tx, [
-        email('application-rejected', a.contactEmail, null, { organizationName: a.name, reason }),
+        email('application-rejected', a.contactEmail, null, {
+          organizationName: a.name,
+          reason,
+          decidedAt: decided.decidedAt ?? new Date().toISOString(),
+        }),
       ]);
       await recordAudit(tx, {
         actor,
         action: 'application.rejected',
         subjectType: 'application',
         subjectId: id,
-      });
-      const decided = await store.decideApplication(tx, id, {
-        status: 'rejected',
-        by: actor,
-        rejectReason: reason,
+        details: { transactionRef: a.transactionRef },
       });
       return (await this.reviewed(tx, [decided]))[0]!;
     });
@@ -258,14 +308,31 @@ export class ClaimService {
     });
   }
 
-  /** The claim behind a token, if it may still be used; 404 otherwise, whatever the reason. */
+  /**
+   * The claim behind a token, while it may still be used: its transaction is not final and no
+   * member attached it through the link. 404 otherwise, whatever the reason.
+   */
   private async open(q: Queryable, token: string, lock = false) {
     if (!TOKEN_PATTERN.test(token)) throw invalidLink();
     const claim = await store.findClaim(q, tokenHash(token), lock);
-    if (!claim || claim.usedAt !== null || (FINAL_STATES as readonly string[]).includes(claim.status)) {
+    if (!claim || claim.usedFor === 'attach' || (FINAL_STATES as readonly string[]).includes(claim.status)) {
       throw invalidLink();
     }
     return claim;
+  }
+
+  /** 409 while an application through the link waits for review, or after one was approved. */
+  private async refuseIfTaken(q: Queryable, ref: string): Promise<void> {
+    const latest = await store.latestApplication(q, ref);
+    if (latest?.status === 'pending') {
+      throw new AppError(
+        'INVALID_STATE',
+        'An application made through this link is waiting for the operator’s review; a new one is possible only if it is rejected.',
+      );
+    }
+    if (latest?.status === 'approved') {
+      throw new AppError('INVALID_STATE', 'An application made through this link was approved already.');
+    }
   }
 
   private async pending(tx: Queryable, id: string): Promise<store.StoredApplication> {

@@ -1,6 +1,7 @@
 /** SQL of claim links, join applications and credential pickups (SPEC §12). */
 import type { Queryable } from '../db/database.js';
 import { toBuffer, toIso } from '../db/database.js';
+import type { ClaimFacts } from './progress.js';
 import type { Application } from './schemas.js';
 
 /** An application as stored; the service adds the review of its claim address. */
@@ -19,6 +20,10 @@ export interface ClaimedTransaction {
   ref: string;
   status: string;
   usedAt: string | null;
+  /** What the link was last used for; `attach` ends it. */
+  usedFor: 'application' | 'attach' | null;
+  /** When the claim page first loaded the announcement. */
+  openedAt: string | null;
   asset: string;
   amount: string;
   destination: string;
@@ -37,7 +42,7 @@ export async function findClaim(
   lock = false,
 ): Promise<ClaimedTransaction | undefined> {
   const rows = await q.query(
-    `SELECT c.transaction_ref, c.used_at, t.status, t.asset, t.amount, t.destination_address, t.originator_id,
+    `SELECT c.transaction_ref, c.used_at, c.used_for, c.opened_at, t.status, t.asset, t.amount, t.destination_address, t.originator_id,
             t.originator_did, t.beneficiary_id, t.notification_email, t.created_at
        FROM claims c JOIN transactions t ON t.ref = c.transaction_ref
       WHERE c.token_hash = $1${lock ? ' FOR UPDATE OF c' : ''}`,
@@ -49,6 +54,8 @@ export async function findClaim(
       ref: r.transaction_ref as string,
       status: r.status as string,
       usedAt: r.used_at == null ? null : toIso(r.used_at),
+      usedFor: (r.used_for as ClaimedTransaction['usedFor']) ?? null,
+      openedAt: r.opened_at == null ? null : toIso(r.opened_at),
       asset: r.asset as string,
       amount: r.amount as string,
       destination: r.destination_address as string,
@@ -66,6 +73,71 @@ export async function useClaim(q: Queryable, ref: string, usedFor: 'application'
     ref,
     usedFor,
   ]);
+}
+
+/**
+ * Records the first load of the claim page; true if this call recorded it. Later loads find
+ * `opened_at` set and write nothing.
+ */
+export async function markOpened(q: Queryable, ref: string): Promise<boolean> {
+  const rows = await q.query(
+    'UPDATE claims SET opened_at = now() WHERE transaction_ref = $1 AND opened_at IS NULL RETURNING 1 AS x',
+    [ref],
+  );
+  return rows.length > 0;
+}
+
+/** The latest application made through a transaction's claim link, if any. */
+export async function latestApplication(q: Queryable, ref: string): Promise<StoredApplication | undefined> {
+  const rows = await q.query(
+    `SELECT ${APPLICATION_COLUMNS} FROM join_applications WHERE transaction_ref = $1
+      ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [ref],
+  );
+  return rows[0] && toApplication(rows[0]);
+}
+
+/**
+ * The facts of these NOTIFY transactions' claims (progress.ts orders them), by transaction: one
+ * query for the claims and one for their applications, whatever the number of transactions.
+ */
+export async function claimFacts(q: Queryable, refs: readonly string[]): Promise<Map<string, ClaimFacts>> {
+  if (refs.length === 0) return new Map();
+  const [claims, applications] = await Promise.all([
+    q.query(
+      `SELECT c.transaction_ref, c.created_at, c.opened_at, t.claimed_at
+         FROM claims c JOIN transactions t ON t.ref = c.transaction_ref
+        WHERE c.transaction_ref = ANY($1::uuid[])`,
+      [refs],
+    ),
+    q.query(
+      `SELECT transaction_ref, created_at, status, decided_at FROM join_applications
+        WHERE transaction_ref = ANY($1::uuid[]) ORDER BY created_at, id`,
+      [refs],
+    ),
+  ]);
+  const byRef = new Map<string, ClaimFacts['applications'][number][]>();
+  for (const r of applications) {
+    const ref = String(r.transaction_ref);
+    const list = byRef.get(ref) ?? [];
+    list.push({
+      createdAt: toIso(r.created_at),
+      status: r.status as string,
+      decidedAt: r.decided_at == null ? null : toIso(r.decided_at),
+    });
+    byRef.set(ref, list);
+  }
+  const facts = new Map<string, ClaimFacts>();
+  for (const r of claims) {
+    const ref = String(r.transaction_ref);
+    facts.set(ref, {
+      sentAt: toIso(r.created_at),
+      openedAt: r.opened_at == null ? null : toIso(r.opened_at),
+      applications: byRef.get(ref) ?? [],
+      attachedAt: r.claimed_at == null ? null : toIso(r.claimed_at),
+    });
+  }
+  return facts;
 }
 
 const APPLICATION_COLUMNS = `id, transaction_ref, status, name, vasp_did, travel_endpoint, public_key, contact_email,

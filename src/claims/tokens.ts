@@ -1,6 +1,6 @@
 /**
  * The tokens of the hub's link URLs: a NOTIFY transaction's claim link, an approved applicant's
- * credentials link (both single-use), and a TRP transfer's callback on this hub. A token is 256 bits, derived as HMAC-SHA256 under a key that HKDF
+ * credentials link (single-use; a claim link works while its transaction is open), and a TRP transfer's callback on this hub. A token is 256 bits, derived as HMAC-SHA256 under a key that HKDF
  * draws from the master key, of the thing it opens (the transaction reference, the pickup id):
  * so the e-mail that carries it can be composed at send time from the outbox row, and the
  * database holds only the token's SHA-256, never a token. Without the master key the stored hash
@@ -41,11 +41,12 @@ export class LinkTokens {
     return this.derive(`trp-callback:${transactionRef}`);
   }
 
-  /** The e-mails' links, on the hub's public URL. */
-  links(hub: string): EmailLinks {
+  /** The e-mails' links, on the hub's public URL; `operator`: HUB_OPERATOR_CONTACT, if set. */
+  links(hub: string, operator?: string): EmailLinks {
     const base = hub.replace(/\/+$/, '');
     return {
       hub: base,
+      operator: operator ?? null,
       claim: (ref) => `${base}/claim/${this.claimToken(ref)}`,
       credentials: (id) => `${base}/credentials/${this.pickupToken(id)}`,
       invitation: (id) => `${base}/invitation/${this.invitationToken(id)}`,

@@ -427,7 +427,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject an application; the reason is e-mailed to the applicant */
+        /** Reject an application; the reason is e-mailed to the applicant, and the claim link takes a new application */
         post: {
             parameters: {
                 query?: never;
@@ -890,7 +890,7 @@ export interface paths {
                                  * @description Which e-mail (docs/webhooks.md).
                                  * @enum {string}
                                  */
-                                event: "notify" | "notify-cancelled" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
+                                event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
                                 /** Format: uuid */
                                 id: string;
                                 lastError: string | null;
@@ -1003,7 +1003,7 @@ export interface paths {
                              * @description Which e-mail (docs/webhooks.md).
                              * @enum {string}
                              */
-                            event: "notify" | "notify-cancelled" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
+                            event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
                             /** Format: uuid */
                             id: string;
                             lastError: string | null;
@@ -3654,7 +3654,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a NOTIFY claim link announces (no key; never personal data) */
+        /**
+         * What a NOTIFY claim link announces, and the state of the latest application through it (no key; never personal data)
+         * @description The first load is recorded as the claim’s `opened` step (shown to the originator); later loads write nothing. `application` gives the latest application’s state, dates and the operator’s reason, never what the applicant gave.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3676,6 +3679,16 @@ export interface paths {
                         "application/json": {
                             /** Format: date-time */
                             announcedAt: string;
+                            application: {
+                                /** Format: date-time */
+                                appliedAt: string;
+                                decidedAt: string | null;
+                                rejectReason: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "rejected";
+                            } | null;
+                            /** @description Whether the link takes an application now: none was made, or the latest was rejected, and the announcement named no member. */
+                            canApply: boolean;
                             destination: string;
                             originator: {
                                 name: string;
@@ -3754,7 +3767,7 @@ export interface paths {
         put?: never;
         /**
          * Apply to join the hub through a claim link (no key); the operator reviews it
-         * @description Uses the link up. The originator chose the address the link was sent to: the review shows it as such. On approval the organization is created, verified, that address gets a single-use link to its credentials (the contact, if another, a notice without it), and the transaction becomes its. A NOTIFY that named a directory member cannot be applied through (409; the member attaches it).
+         * @description One at a time: while an application through the link is pending, or after one was approved, 409; after a rejection the link takes a new one. The contact gets an acknowledgement by e-mail. The originator chose the address the link was sent to: the review shows it as such. On approval the organization is created, verified, that address gets a single-use link to its credentials (the contact, if another, a notice without it), and the transaction becomes its. A NOTIFY that named a directory member cannot be applied through (409; the member attaches it).
          */
         post: {
             parameters: {
@@ -3884,7 +3897,7 @@ export interface paths {
         put?: never;
         /**
          * A member claims the NOTIFY transaction of the link with its own key
-         * @description Uses the link up. The transaction then follows MAIN: `received` goes to the member.
+         * @description Uses the link up (409 while an application through it is pending or approved). The transaction then follows MAIN: `received` goes to the member.
          */
         post: {
             parameters: {
@@ -6056,6 +6069,26 @@ export interface paths {
                                 beneficiaryVASPid: string | null;
                                 /** @description CANCELLED: why, when the originator (or the TRP peer that sent it) said. */
                                 cancelReason?: string;
+                                /** @description NOTIFY, to the originator only: how far the claim link got. */
+                                claim?: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When the claim reached `state`.
+                                     */
+                                    at: string;
+                                    /**
+                                     * @description `sent`: the announcement with its link was queued (`delivery` says whether SMTP took it); `opened`: the claim page loaded it (first time); `applied`: an application waits; `rejected`: the operator rejected it, the link takes a new one; `approved`: the applicant joined; `attached`: the transaction is the beneficiary’s.
+                                     * @enum {string}
+                                     */
+                                    state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                    /** @description Every step, oldest first; `applied` and `rejected` repeat for each application. */
+                                    steps: {
+                                        /** Format: date-time */
+                                        at: string;
+                                        /** @enum {string} */
+                                        state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                    }[];
+                                };
                                 /** Format: date-time */
                                 createdAt: string;
                                 declineReason?: {
@@ -6098,6 +6131,8 @@ export interface paths {
                                 };
                                 /** @description The payment address; null for a TRP transfer until its beneficiary approves with one. */
                                 destination: string | null;
+                                /** @description NOTIFY, to the originator only: where the announcement went. */
+                                notificationEmail?: string;
                                 originatorVASPdid: string;
                                 /**
                                  * Format: date-time
@@ -6230,6 +6265,26 @@ export interface paths {
                             beneficiaryVASPid: string | null;
                             /** @description CANCELLED: why, when the originator (or the TRP peer that sent it) said. */
                             cancelReason?: string;
+                            /** @description NOTIFY, to the originator only: how far the claim link got. */
+                            claim?: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the claim reached `state`.
+                                 */
+                                at: string;
+                                /**
+                                 * @description `sent`: the announcement with its link was queued (`delivery` says whether SMTP took it); `opened`: the claim page loaded it (first time); `applied`: an application waits; `rejected`: the operator rejected it, the link takes a new one; `approved`: the applicant joined; `attached`: the transaction is the beneficiary’s.
+                                 * @enum {string}
+                                 */
+                                state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                /** @description Every step, oldest first; `applied` and `rejected` repeat for each application. */
+                                steps: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @enum {string} */
+                                    state: "sent" | "opened" | "applied" | "rejected" | "approved" | "attached";
+                                }[];
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             declineReason?: {
@@ -6285,6 +6340,8 @@ export interface paths {
                                  */
                                 status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                             }[];
+                            /** @description NOTIFY, to the originator only: where the announcement went. */
+                            notificationEmail?: string;
                             originatorVASPdid: string;
                             /**
                              * Format: date-time

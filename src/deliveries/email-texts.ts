@@ -7,6 +7,7 @@
  * goes out in the hub's name, nor markup to its HTML.
  */
 import { escapeControls } from '../text/controls.js';
+import { humanTime } from '../text/times.js';
 import type { EmailMessage, EmailPayload } from './events.js';
 
 export interface EmailText {
@@ -19,6 +20,8 @@ export interface EmailText {
 export interface EmailLinks {
   /** The hub's public base URL. */
   hub: string;
+  /** How outsiders reach the hub's operator (HUB_OPERATOR_CONTACT), or null when it is not set. */
+  operator: string | null;
   /** The claim page of a NOTIFY transaction. */
   claim(transactionRef: string): string;
   /** The single-use page that shows an approved applicant its credentials. */
@@ -39,6 +42,16 @@ const HTML_ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 const html = (v: string) => v.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+/** A time for people, the exact value beside it (text/times.ts). */
+const when = (v: unknown): string => (typeof v === 'string' ? str(humanTime(v)) : 'unknown');
+
+/** Where to reach the hub's operator: HUB_OPERATOR_CONTACT, else the hub's own address. */
+const operatorAt = (links: EmailLinks): string => links.operator ?? links.hub.replace(/\/+$/, '');
+
+/** The closing line of every e-mail to someone outside the hub, when the operator named a contact. */
+const contactLine = (links: EmailLinks): string[] =>
+  links.operator === null ? [] : [`To reach the operator of this hub: ${links.operator}`];
 
 /** One message: paragraphs of text (already escaped), key-value rows, and at most one link. */
 interface Body {
@@ -93,15 +106,17 @@ export function composeEmail(message: EmailMessage, links: EmailLinks): EmailTex
     case 'notify':
       return composeNotifyEmail(message.payload, links);
     case 'notify-cancelled':
-      return composeNotifyCancelled(message.payload);
+      return composeNotifyCancelled(message.payload, links);
+    case 'application-received':
+      return composeReceived(message.payload, links);
     case 'application-approved':
       return composeApproved(message.payload, links);
     case 'application-approved-contact':
-      return composeApprovedContact(message.payload, links.hub);
+      return composeApprovedContact(message.payload, links);
     case 'application-rejected':
-      return composeRejected(message.payload);
+      return composeRejected(message.payload, links);
     case 'endpoint-changed':
-      return composeEndpointChanged(message.payload, links.hub);
+      return composeEndpointChanged(message.payload, links);
     case 'user-invitation':
       return composeInvitation(message.payload, links);
   }
@@ -137,18 +152,22 @@ export function composeNotifyEmail(payload: EmailPayload<'notify'>, links: Email
       url: links.claim(payload.transactionRef),
       after: [
         'The page lets your exchange join the hub (the operator reviews the application), or attach the',
-        'transfer to your exchange if it is already a member. The link works once, and only while the',
-        'transfer is open.',
+        'transfer to your exchange if it is already a member. The link works while the transfer is open;',
+        'it shows the state of an application made through it, and after a rejection it takes a new one.',
       ],
     },
     outro: [
       `About the hub: ${links.hub.replace(/\/+$/, '')}/docs`,
+      ...contactLine(links),
       'This message contains no personal data.',
     ],
   });
 }
 
-export function composeNotifyCancelled(payload: EmailPayload<'notify-cancelled'>): EmailText {
+export function composeNotifyCancelled(
+  payload: EmailPayload<'notify-cancelled'>,
+  links: EmailLinks,
+): EmailText {
   const ref = str(payload.transactionRef);
   return render({
     subject: `Travel rule notice: transfer ${ref} cancelled`,
@@ -157,7 +176,20 @@ export function composeNotifyCancelled(payload: EmailPayload<'notify-cancelled'>
       `${str(payload.transactionAmount)} ${str(payload.transactionAsset)} announced to you under reference ${ref}.`,
       'The claim link of the earlier message no longer works.',
     ],
-    outro: ['This message contains no personal data.'],
+    outro: [...contactLine(links), 'This message contains no personal data.'],
+  });
+}
+
+/** To the applicant's contact: the application arrived and waits for the operator's review. */
+export function composeReceived(payload: EmailPayload<'application-received'>, links: EmailLinks): EmailText {
+  return render({
+    subject: `Travel Rule Hub: application of ${str(payload.organizationName)} received`,
+    intro: [
+      `The hub received the application of ${str(payload.organizationName)} to join, on ${when(payload.appliedAt)}.`,
+      "The hub's operator reviews it; its answer comes by e-mail. The claim link the application was",
+      'made through shows its state meanwhile.',
+    ],
+    outro: contactLine(links).length > 0 ? contactLine(links) : [`The hub: ${operatorAt(links)}`],
   });
 }
 
@@ -172,18 +204,18 @@ export function composeApproved(payload: EmailPayload<'application-approved'>, l
       label: 'Your API key and webhook signing secret are shown once, on this page',
       url: links.credentials(payload.pickupId),
       after: [
-        `The link works once, until ${str(payload.expiresAt)}. Keep what it shows in your secrets store:`,
-        'the hub keeps only a hash of the key and cannot show it again.',
+        `The link works once, until ${when(payload.expiresAt)}.`,
+        'Keep what it shows in your secrets store: the hub keeps only a hash of the key and cannot show it again.',
       ],
     },
-    outro: [`API documentation: ${links.hub.replace(/\/+$/, '')}/docs`],
+    outro: [`API documentation: ${links.hub.replace(/\/+$/, '')}/docs`, ...contactLine(links)],
   });
 }
 
 /** To an approved applicant's contact, when the credentials link went to another address: no link. */
 export function composeApprovedContact(
   payload: EmailPayload<'application-approved-contact'>,
-  hub: string,
+  links: EmailLinks,
 ): EmailText {
   return render({
     subject: `Travel Rule Hub: ${str(payload.organizationName)} is a member`,
@@ -195,19 +227,26 @@ export function composeApprovedContact(
     ],
     outro: [
       'If your organization did not apply, or does not know that address, tell the operator of the hub',
-      `at once (${hub.replace(/\/+$/, '')}).`,
+      `at once: ${operatorAt(links)}`,
     ],
   });
 }
 
-export function composeRejected(payload: EmailPayload<'application-rejected'>): EmailText {
+/** To the applicant's contact: the operator's reason, whom to ask, and that the link takes a new application. */
+export function composeRejected(payload: EmailPayload<'application-rejected'>, links: EmailLinks): EmailText {
   return render({
-    subject: `Travel Rule Hub: application of ${str(payload.organizationName)}`,
+    subject: `Travel Rule Hub: application of ${str(payload.organizationName)} not approved`,
     intro: [
-      `The hub's operator did not approve the application of ${str(payload.organizationName)}.`,
+      `The hub's operator did not approve the application of ${str(payload.organizationName)}${
+        payload.decidedAt === undefined ? '.' : ` (decided ${when(payload.decidedAt)}).`
+      }`,
       `The operator's reason: ${str(payload.reason)}`,
     ],
-    outro: ['You may contact the operator of the hub about it.'],
+    outro: [
+      'The claim link the application was made through works again while the transfer is open: it',
+      'takes a new application, for instance with what the reason asks for.',
+      `Questions about the decision go to the operator of this hub: ${operatorAt(links)}`,
+    ],
   });
 }
 
@@ -218,12 +257,15 @@ const FIELD_NAMES = {
 } as const;
 
 /** The notice of a change to where an organization's data goes (SPEC §13): what, by whom, when. */
-export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>, hub: string): EmailText {
+export function composeEndpointChanged(
+  payload: EmailPayload<'endpoint-changed'>,
+  links: EmailLinks,
+): EmailText {
   const name = `${str(payload.organizationName)} (${str(payload.vaspDid)})`;
   return render({
     subject: `Travel Rule Hub: the entry of ${name} was changed`,
     intro: [
-      `The Travel Rule Hub entry of ${name} was changed by ${str(payload.changedBy)} at ${str(payload.at)}:`,
+      `The Travel Rule Hub entry of ${name} was changed by ${str(payload.changedBy)} on ${when(payload.at)}:`,
     ],
     rows: payload.changes.flatMap((c): [string, string][] => [
       [`${FIELD_NAMES[c.field]}, before`, c.from === null ? '(none)' : str(c.from)],
@@ -237,7 +279,7 @@ export function composeEndpointChanged(payload: EmailPayload<'endpoint-changed'>
         ? ['The hub\'s notices about your organization now go to the contact address shown as "after".']
         : []),
       'If your organization did not make this change, tell the operator of the hub at once',
-      `(${hub.replace(/\/+$/, '')}) and revoke your API keys.`,
+      `(${operatorAt(links)}) and revoke your API keys.`,
     ],
   });
 }
@@ -257,7 +299,7 @@ export function composeInvitation(payload: EmailPayload<'user-invitation'>, link
     link: {
       label: 'To accept, choose your name and a password (at least 12 characters) here',
       url: links.invitation(payload.invitationId),
-      after: [`The link works once, until ${str(payload.expiresAt)}.`],
+      after: [`The link works once, until ${when(payload.expiresAt)}.`],
     },
     outro: ['If you did not expect this invitation, ignore this message: nothing happens without the link.'],
   });

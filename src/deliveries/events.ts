@@ -238,6 +238,14 @@ export const EMAIL_EVENTS = {
       originatorName: Type.String(),
     }),
   },
+  'application-received': {
+    to: 'the applicant’s contactEmail',
+    when: 'An outside exchange applied to join through a claim link: the application waits for the operator’s review.',
+    payload: Type.Object({
+      organizationName: Type.String(),
+      appliedAt: Type.String({ format: 'date-time' }),
+    }),
+  },
   'application-approved': {
     to: 'the address the claim link went to (the NOTIFY transaction’s notificationEmail)',
     when: 'The operator approved an application to join: a single-use link (24 h) that shows the new API key and webhook secret once.',
@@ -259,8 +267,12 @@ export const EMAIL_EVENTS = {
   },
   'application-rejected': {
     to: 'the applicant’s contactEmail',
-    when: 'The operator rejected an application to join, with the operator’s reason.',
-    payload: Type.Object({ organizationName: Type.String(), reason: Type.String() }),
+    when: 'The operator rejected an application to join, with the operator’s reason; the claim link takes a new application.',
+    payload: Type.Object({
+      organizationName: Type.String(),
+      reason: Type.String(),
+      decidedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    }),
   },
   'endpoint-changed': {
     to: 'the organization’s contactEmail before the change, and the new one (at most 10 a day per organization)',

@@ -3,6 +3,8 @@
  * audited `/pii` read and the delivery worker ever decrypt `pii`; every other read leaves it sealed.
  */
 import { type Actor, recordAudit } from '../audit/store.js';
+import { claimProgress } from '../claims/progress.js';
+import { claimFacts } from '../claims/store.js';
 import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { deliverySummaries, NOT_APPLICABLE, type Summary } from '../deliveries/summary.js';
@@ -47,8 +49,12 @@ export class TransactionReads {
   async get(orgId: string, ref: string): Promise<TransactionRead> {
     const t = asParty(await store.findTransactionWithHistory(this.db, ref), orgId);
     const delivery = (await deliverySummaries(this.db, [t], orgId)).get(t.ref) ?? NOT_APPLICABLE;
-    const trp = await trpOf(this.db, [t]);
-    return { ...toSummary(t, this.masterKey, delivery, trp.get(t.ref)), history: t.history };
+    const [trp, notify] = await Promise.all([trpOf(this.db, [t]), notifyOf(this.db, [t], orgId)]);
+    return {
+      ...toSummary(t, this.masterKey, delivery, trp.get(t.ref)),
+      ...notify.get(t.ref),
+      history: t.history,
+    };
   }
 
   async list(
@@ -73,14 +79,16 @@ export class TransactionReads {
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const [deliveries, trp] = await Promise.all([
+    const [deliveries, trp, notify] = await Promise.all([
       deliverySummaries(this.db, page, orgId),
       trpOf(this.db, page),
+      notifyOf(this.db, page, orgId),
     ]);
     return {
-      transactions: page.map((t) =>
-        toSummary(t, this.masterKey, deliveries.get(t.ref) ?? NOT_APPLICABLE, trp.get(t.ref)),
-      ),
+      transactions: page.map((t) => ({
+        ...toSummary(t, this.masterKey, deliveries.get(t.ref) ?? NOT_APPLICABLE, trp.get(t.ref)),
+        ...notify.get(t.ref),
+      })),
       nextCursor: rows.length > limit && last ? encodeCursor(last.cursorAt, last.ref) : null,
     };
   }
@@ -189,6 +197,34 @@ function trpOf(q: Queryable, transactions: readonly store.TransactionRecord[]) {
   return store.findTrpTransfers(
     q,
     transactions.filter((t) => t.protocol === 'TRP').map((t) => t.ref),
+  );
+}
+
+/**
+ * NOTIFY progress (SPEC §17), for the originator of a NOTIFY transaction only: where the
+ * announcement went and how far its claim link got. Absent for anyone else and other protocols.
+ */
+async function notifyOf(
+  q: Queryable,
+  transactions: readonly store.TransactionRecord[],
+  orgId: string,
+): Promise<Map<string, Pick<TransactionSummary, 'notificationEmail' | 'claim'>>> {
+  const mine = transactions.filter((t) => t.protocol === 'NOTIFY' && t.originatorId === orgId);
+  const facts = await claimFacts(
+    q,
+    mine.map((t) => t.ref),
+  );
+  return new Map(
+    mine.map((t) => {
+      const f = facts.get(t.ref);
+      return [
+        t.ref,
+        {
+          ...(t.notificationEmail === null ? {} : { notificationEmail: t.notificationEmail }),
+          ...(f === undefined ? {} : { claim: claimProgress(f) }),
+        },
+      ];
+    }),
   );
 }
 

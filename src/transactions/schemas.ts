@@ -5,6 +5,7 @@
  * `pii` is only `object` here; the OpenAPI document shows the full IVMS101 schema instead.
  */
 import { type Static, Type } from 'typebox';
+import { ClaimProgress } from '../claims/schemas.js';
 import { DeliverySummary } from '../deliveries/summary.js';
 import { DOCUMENTED_AS } from '../http/documented-as.js';
 import { Review } from '../reviews/schemas.js';
@@ -211,6 +212,10 @@ const TransactionFields = {
     Type.String({ description: 'CANCELLED: why, when the originator (or the TRP peer that sent it) said.' }),
   ),
   delivery: DeliverySummary,
+  notificationEmail: Type.Optional(
+    Type.String({ description: 'NOTIFY, to the originator only: where the announcement went.' }),
+  ),
+  claim: Type.Optional(ClaimProgress),
   trp: Type.Optional(TrpTransferInfo),
   piiErasedAt: Type.Optional(
     Type.String({

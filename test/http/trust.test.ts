@@ -131,8 +131,9 @@ eachBackend(
       assert.equal(approved.status, 200, approved.text);
       assert.equal(approved.body.claimAddress.address, claimAddress);
       const credentials = await linkIn(claimAddress, 'credentials');
-      await smtp.waitFor(() => mailsTo(contact).length === 1);
-      const notice = decodeBody(mailsTo(contact)[0]!.raw);
+      // The contact has the acknowledgement of the application, then the notice.
+      await smtp.waitFor(() => mailsTo(contact).length === 2);
+      const notice = decodeBody(mailsTo(contact).find((m) => !/received/.test(m.raw))!.raw);
       assert.ok(!notice.includes('/credentials/'), 'the contact gets no link');
       assert.ok(notice.includes(claimAddress), 'the contact learns where the link went');
       const shown = await hub().request('POST', `/v1/credentials/${credentials}`);

@@ -215,11 +215,12 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
     assert.equal(application.notificationEmail, email);
     assert.equal(application.travelEndpoint, `${receiver.url}/newcomer`);
 
-    // The link is used up: said plainly, and not why.
+    // Reopened, the link shows the application waiting, without what the applicant typed.
     await page.reload();
-    await page.getByText('This link is not valid any more.').waitFor();
-    assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /used|expired|cancel/i);
-    await axe(page, 'the claim page of a used link');
+    await page.getByRole('heading', { name: 'Your application is waiting for review' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Send application' }).count(), 0);
+    assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /ops@newcomer\.example/);
+    await axe(page, 'the claim page of a pending application');
     assert.equal(await stored(page), 0, 'nothing in the browser’s storage');
     await page.context().close();
   });
@@ -342,11 +343,10 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
       [statusOf('Newcomer Exchange'), statusOf('Shady Ltd'), statusOf('Later Exchange'), all.pending],
       ['approved', 'rejected', 'pending', 1],
     );
-    await smtp.waitFor((s) => s.messages.some((m) => m.to.includes('contact@shady.example')));
-    assert.match(
-      decodeBody(smtp.messages.find((m) => m.to.includes('contact@shady.example'))!.raw),
-      /No VASP licence on record/,
-    );
+    const rejection = (m: { to: string[]; raw: string }) =>
+      m.to.includes('contact@shady.example') && /not approved/.test(m.raw);
+    await smtp.waitFor((s) => s.messages.some(rejection));
+    assert.match(decodeBody(smtp.messages.find(rejection)!.raw), /No VASP licence on record/);
 
     await op.setViewportSize(PHONE);
     assert.ok((await overflowOf(op)) <= 0, 'the applications page fits a phone');

@@ -115,3 +115,26 @@ it('reads HUB_RETENTION as a duration with years, five years by default', () => 
     assert.throws(() => loadConfig({ HUB_RETENTION: bad }), /^ConfigError: HUB_RETENTION must be a duration/);
   }
 });
+
+it('takes HUB_OPERATOR_CONTACT as one e-mail address or an http(s) URL, none by default', () => {
+  assert.equal(loadConfig({}).operatorContact, undefined);
+  assert.equal(
+    loadConfig({ HUB_OPERATOR_CONTACT: ' desk@hub.example ' }).operatorContact,
+    'desk@hub.example',
+  );
+  const url = 'https://hub.example/contact';
+  assert.equal(loadConfig({ HUB_OPERATOR_CONTACT: url }).operatorContact, url);
+  for (const bad of [
+    'desk',
+    'Desk <desk@hub.example>',
+    'ftp://hub.example',
+    'a@b.example\u0007',
+    'a b@c.example',
+  ]) {
+    assert.throws(
+      () => loadConfig({ HUB_OPERATOR_CONTACT: bad }),
+      /^ConfigError: HUB_OPERATOR_CONTACT must be an e-mail address or an http\(s\) URL$/,
+      bad,
+    );
+  }
+});

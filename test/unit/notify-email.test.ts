@@ -103,3 +103,69 @@ it('composes every e-mail of the catalogue with a subject, a text and an HTML pa
   assert.match(moved, /notices about your organization now go to the contact address/);
   assert.doesNotMatch(moved, /Travel rule messages/, 'only what changed is spoken of');
 });
+
+it('names HUB_OPERATOR_CONTACT in every e-mail to an outsider, and writes times for people with the ISO value', () => {
+  const staffed = new LinkTokens(Buffer.alloc(32, 7)).links('https://hub.example/', 'ops@hub.example');
+  const org = { organizationId: evil.transactionRef, organizationName: 'New VASP' };
+  const outsiders = [
+    email('notify', 'a@b.example', evil.transactionRef, evil),
+    email('notify-cancelled', 'a@b.example', evil.transactionRef, evil),
+    email('application-received', 'a@b.example', null, {
+      organizationName: 'New VASP',
+      appliedAt: '2026-11-27T11:01:41.123Z',
+    }),
+    email('application-approved', 'a@b.example', null, {
+      ...org,
+      pickupId: evil.transactionRef,
+      expiresAt: '2026-11-28T11:01:41.123Z',
+    }),
+    email('application-approved-contact', 'c@d.example', null, { ...org, credentialsSentTo: 'd@e.example' }),
+    email('application-rejected', 'a@b.example', null, {
+      organizationName: 'New VASP',
+      reason: 'Send your licence.',
+      decidedAt: '2026-11-27T12:30:00.000Z',
+    }),
+  ];
+  for (const m of outsiders) {
+    const { text, html } = composeEmail(m, staffed);
+    assert.ok(text.includes('ops@hub.example'), `${m.event}: ${text}`);
+    assert.ok(html.includes('ops@hub.example'), m.event);
+    assert.ok(!composeEmail(m, links).text.includes('ops@hub.example'), m.event);
+  }
+  const text = (i: number) => composeEmail(outsiders[i]!, staffed).text;
+  assert.ok(text(2).includes('27 Nov 2026, 11:01 UTC (2026-11-27T11:01:41.123Z)'), text(2));
+  assert.ok(text(3).includes('until 28 Nov 2026, 11:01 UTC (2026-11-28T11:01:41.123Z)'), text(3));
+  const rejected = text(5);
+  assert.ok(rejected.includes('27 Nov 2026, 12:30 UTC (2026-11-27T12:30:00.000Z)'), rejected);
+  assert.match(rejected, /works again while the transfer is open/);
+  assert.match(rejected, /The operator's reason: Send your licence\./);
+  // Without a contact, the rejection still names where to turn: the hub's address.
+  assert.match(composeEmail(outsiders[5]!, links).text, /operator of this hub: https:\/\/hub\.example\n/);
+});
+
+it('writes the times of the members’ e-mails for people too, with the ISO value beside them', () => {
+  const changed = composeEmail(
+    email('endpoint-changed', 'a@b.example', null, {
+      organizationId: evil.transactionRef,
+      organizationName: 'VASP',
+      vaspDid: 'did:web:v.example',
+      changes: [{ field: 'travelEndpoint', from: 'https://a.example', to: 'https://b.example' }],
+      changedBy: 'the hub operator',
+      at: '2026-11-26T10:00:00.000Z',
+    }),
+    links,
+  ).text;
+  assert.ok(changed.includes('on 26 Nov 2026, 10:00 UTC (2026-11-26T10:00:00.000Z)'), changed);
+  const invited = composeEmail(
+    email('user-invitation', 'p@b.example', null, {
+      invitationId: evil.transactionRef,
+      organizationName: 'VASP',
+      role: 'analyst',
+      expiresAt: '2026-12-04T09:30:00.000Z',
+    }),
+    links,
+  ).text;
+  assert.ok(invited.includes('until 4 Dec 2026, 09:30 UTC (2026-12-04T09:30:00.000Z)'), invited);
+  for (const text of [changed, invited])
+    assert.doesNotMatch(text, /[^(]20\d\d-\d\d-\d\dT/, 'no bare ISO time');
+});

@@ -39,6 +39,7 @@ const MESSAGE_STATE_LABELS: Record<Message['state'], string> = {
 const EMAILS: Record<string, string> = {
   notify: 'NOTIFY e-mail',
   'notify-cancelled': 'cancellation e-mail',
+  'application-received': 'application received e-mail',
   'application-approved': 'application approved e-mail',
   'application-rejected': 'application rejected e-mail',
 };

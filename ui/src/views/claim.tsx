@@ -8,8 +8,11 @@
  * - Already a member: the member's dashboard session, when a person of it is signed in in this
  *   browser (analyst or admin), or the member's own API key, typed in, sent once with the attach
  *   request and kept nowhere.
- * A link the hub no longer accepts (used, the transfer ended, unknown) is said to be not valid
- * any more, without saying why.
+ * An application made through the link is shown by its state whenever the link is reopened
+ * (waiting, rejected with the operator's reason, approved): the forms are offered only when the
+ * link takes an application (none yet, or the last was rejected), so a rejected applicant applies
+ * again here. A link the hub no longer accepts (attached, the transfer ended, unknown) is said to
+ * be not valid any more, without saying why.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
@@ -56,12 +59,16 @@ export function ClaimPage({ token }: { token: string }) {
     window.setTimeout(() => heading.current?.focus(), 0);
   };
 
+  const latest = view.kind === 'open' ? view.announcement.application : null;
   const title =
     view.kind === 'applied'
       ? 'Application sent'
       : view.kind === 'attached'
         ? 'The transfer is yours'
-        : 'Travel rule data is waiting for you';
+        : latest
+          ? APPLICATION_TITLES[latest.status]
+          : 'Travel rule data is waiting for you';
+  const offersForms = view.kind === 'open' && (latest === null || latest.status === 'rejected');
 
   return (
     <PublicPage title={view.kind === 'open' ? 'Claim a transfer' : title}>
@@ -85,7 +92,11 @@ export function ClaimPage({ token }: { token: string }) {
           </p>
         </InvalidLink>
       ) : null}
-      {view.kind === 'open' ? (
+      {view.kind === 'open' && latest ? (
+        <ApplicationState application={latest} originator={view.announcement.originator.name} />
+      ) : null}
+      {view.kind === 'open' && !offersForms ? <TransferFacts announcement={view.announcement} /> : null}
+      {view.kind === 'open' && offersForms ? (
         <>
           <p class="lead">
             <strong>{view.announcement.originator.name}</strong> is sending a transfer to an address of one of
@@ -94,18 +105,20 @@ export function ClaimPage({ token }: { token: string }) {
             exchange is already a member, claim it with your API key.
           </p>
           <nav class="ways-nav" aria-label="Ways in">
-            <a href="#join-heading">Join the hub</a>
+            {view.announcement.canApply ? <a href="#join-heading">Join the hub</a> : null}
             <a href="#member-heading">Already a member</a>
           </nav>
           <TransferFacts announcement={view.announcement} />
           <div class="ways">
-            <JoinForm
-              token={token}
-              onInvalid={() => finish({ kind: 'invalid' })}
-              onApplied={(accepted, contactEmail) =>
-                finish({ kind: 'applied', announcement: view.announcement, accepted, contactEmail })
-              }
-            />
+            {view.announcement.canApply ? (
+              <JoinForm
+                token={token}
+                onInvalid={() => finish({ kind: 'invalid' })}
+                onApplied={(accepted, contactEmail) =>
+                  finish({ kind: 'applied', announcement: view.announcement, accepted, contactEmail })
+                }
+              />
+            ) : null}
             <AttachForm
               token={token}
               onInvalid={() => finish({ kind: 'invalid' })}
@@ -124,8 +137,8 @@ export function ClaimPage({ token }: { token: string }) {
             that e-mail says why.
           </p>
           <p class="small">
-            Application <span class="mono break">{view.accepted.applicationId}</span>. This link is used up
-            now.
+            Application <span class="mono break">{view.accepted.applicationId}</span>. Open this link again to
+            see the state of the application; an acknowledgement went to that address as well.
           </p>
         </div>
       ) : null}
@@ -148,6 +161,62 @@ export function ClaimPage({ token }: { token: string }) {
         <TransferFacts announcement={view.announcement} />
       ) : null}
     </PublicPage>
+  );
+}
+
+const APPLICATION_TITLES: Record<NonNullable<Announcement['application']>['status'], string> = {
+  pending: 'Your application is waiting for review',
+  rejected: 'Your application was not approved',
+  approved: 'Your application was approved',
+};
+
+/**
+ * The latest application through this link: its state, dates and the operator's reason. Whoever
+ * holds the link sees this, so it says nothing the applicant gave (name, DID, contact).
+ */
+function ApplicationState({
+  application: a,
+  originator,
+}: {
+  application: NonNullable<Announcement['application']>;
+  originator: string;
+}) {
+  if (a.status === 'pending') {
+    return (
+      <div class="note" role="status" data-testid="application-state">
+        <p>
+          An application to join the hub was made through this link on <Time iso={a.appliedAt} />. The hub’s
+          operator reviews it; the answer comes by e-mail to the contact address it gave. No other application
+          can be made through this link meanwhile.
+        </p>
+      </div>
+    );
+  }
+  if (a.status === 'approved') {
+    return (
+      <div class="note note-ok" role="status" data-testid="application-state">
+        <p>
+          The application made through this link on <Time iso={a.appliedAt} /> was approved on{' '}
+          <Time iso={a.decidedAt} />. The single-use link to your API key and webhook secret went by e-mail to
+          the address this claim link was sent to; the transfer of {originator} comes to your exchange.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div class="note note-error" role="status" data-testid="application-state">
+      <p>
+        The hub’s operator did not approve the application made through this link on{' '}
+        <Time iso={a.appliedAt} /> (decided <Time iso={a.decidedAt} />
+        ).
+      </p>
+      {a.rejectReason ? (
+        <p>
+          <strong>The operator’s reason:</strong> <span class="break">{a.rejectReason}</span>
+        </p>
+      ) : null}
+      <p>You may apply again below, for instance with what the reason asks for.</p>
+    </div>
   );
 }
 

@@ -17,6 +17,7 @@ type Status = Email['status'];
 const EMAIL_EVENT_LABELS: Partial<Record<Email['event'], string>> = {
   notify: 'Announcement',
   'notify-cancelled': 'Cancellation',
+  'application-received': 'Application received',
   'application-approved': 'Approval',
   'application-approved-contact': 'Approval notice',
   'application-rejected': 'Rejection',

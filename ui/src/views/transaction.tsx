@@ -15,6 +15,7 @@ import { type Delivery, HubProblem, type Role, type Transaction, unwrap } from '
 import { PeerName } from '../components/counterparty.js';
 import { DeliveryList } from '../components/deliveries.js';
 import { DeliveryBox } from '../components/delivery-summary.js';
+import { NotifyProgress } from '../components/notify-progress.js';
 import { ErrorNote, Fact, Loading, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { OrgName, useOrgNames } from '../directory.js';
 import { historyEventLabel, STATUS_LABELS, shortRef, words } from '../format.js';
@@ -200,6 +201,8 @@ export function TransactionPage({ transactionRef }: { transactionRef: string }) 
           </ol>
         </section>
       </div>
+
+      <NotifyProgress tx={tx} />
 
       <PersonalData tx={tx} role={role} />
 
