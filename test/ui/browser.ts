@@ -19,6 +19,7 @@ import {
   type Request,
   type ViewportSize,
 } from 'playwright-core';
+import { type Backend, postgresProblem } from '../harness.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -39,6 +40,20 @@ export function browserProblem(): string | null {
   if (process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing browser fails)`);
   process.stderr.write(`\n!! SKIPPING the dashboard browser suites: ${problem}\n`);
   return problem;
+}
+
+/**
+ * Why a browser suite cannot run on `backend` here, or false: no Chromium, or (for PostgreSQL) no
+ * database. As eachBackend: with CI=true a missing database fails instead.
+ */
+export async function browserSuiteSkip(backend: Backend, suite: string): Promise<string | false> {
+  const browser = browserProblem();
+  if (browser) return browser;
+  if (backend === 'pglite') return false;
+  const problem = await postgresProblem();
+  if (problem && process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
+  if (problem) process.stderr.write(`\n!! SKIPPING ${suite} [postgres]: ${problem}\n`);
+  return problem ?? false;
 }
 
 export function launchChromium(): Promise<Browser> {

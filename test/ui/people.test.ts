@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { base32Decode, hotp, timeStep } from '../../src/people/totp.js';
-import { type Backend, type OrgFixture, postgresProblem, startHub, type TestHub } from '../harness.js';
+import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { invitationLink, PASSWORD, tokenOf } from '../support/people.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest, notifyRequest } from '../support/requests.js';
@@ -23,7 +23,7 @@ import { decodeBody, SmtpSink } from '../support/smtp.js';
 import {
   assertNoKeyLeaked,
   axe,
-  browserProblem,
+  browserSuiteSkip,
   cspViolations,
   launchChromium,
   newPage,
@@ -35,24 +35,13 @@ import {
 
 /** Loopback and plain HTTP: the hub's cookie is not `Secure`, so Chromium sends it back here. */
 const PUBLIC_URL = 'http://localhost';
-const skip = browserProblem();
 
 /** The TOTP code of `secret` at `offset` steps from now's. */
 const codeOf = (secret: string, offset = 0) => hotp(base32Decode(secret)!, timeStep(Date.now()) + offset);
 
-/** Why the suite cannot run on `backend` here, or false (as eachBackend: CI=true fails instead). */
-async function skipOn(backend: Backend): Promise<string | false> {
-  if (skip) return skip;
-  if (backend === 'pglite') return false;
-  const problem = await postgresProblem();
-  if (problem && process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
-  if (problem) process.stderr.write(`\n!! SKIPPING people in the dashboard [postgres]: ${problem}\n`);
-  return problem ?? false;
-}
-
 for (const backend of ['pglite', 'postgres'] as const) {
   describe(`people in the dashboard (Chromium) [${backend}]`, {
-    skip: await skipOn(backend),
+    skip: await browserSuiteSkip(backend, 'people in the dashboard'),
     timeout: 240_000,
   }, () => {
     let hub: TestHub;

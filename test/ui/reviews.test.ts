@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { type Backend, type OrgFixture, postgresProblem, startHub, type TestHub } from '../harness.js';
+import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { addPerson, PASSWORD } from '../support/people.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
@@ -17,7 +17,7 @@ import { SmtpSink } from '../support/smtp.js';
 import {
   assertNoKeyLeaked,
   axe,
-  browserProblem,
+  browserSuiteSkip,
   cspViolations,
   DESKTOP,
   launchChromium,
@@ -30,16 +30,6 @@ import {
 } from './browser.js';
 
 const PUBLIC_URL = 'http://localhost';
-const skip = browserProblem();
-
-async function skipOn(backend: Backend): Promise<string | false> {
-  if (skip) return skip;
-  if (backend === 'pglite') return false;
-  const problem = await postgresProblem();
-  if (problem && process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
-  if (problem) process.stderr.write(`\n!! SKIPPING reviews in the dashboard [postgres]: ${problem}\n`);
-  return problem ?? false;
-}
 
 /** Presses Tab until `name`d button has the focus (keyboard only: no click, no scripted focus). */
 async function tabTo(page: Page, name: string, limit = 120): Promise<void> {
@@ -55,7 +45,7 @@ const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.
 
 for (const backend of ['pglite', 'postgres'] as const) {
   describe(`reviews in the dashboard (Chromium) [${backend}]`, {
-    skip: await skipOn(backend),
+    skip: await browserSuiteSkip(backend, 'reviews in the dashboard'),
     timeout: 240_000,
   }, () => {
     let hub: TestHub;

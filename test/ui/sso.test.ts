@@ -10,14 +10,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { type Backend, type OrgFixture, postgresProblem, startHub, type TestHub } from '../harness.js';
+import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { TestProvider } from '../support/oidc-provider.js';
 import { invitationLink, PASSWORD, tokenOf } from '../support/people.js';
 import { SmtpSink } from '../support/smtp.js';
 import {
   assertNoKeyLeaked,
   axe,
-  browserProblem,
+  browserSuiteSkip,
   cspViolations,
   launchChromium,
   newPage,
@@ -27,20 +27,9 @@ import {
   signInAsPerson,
 } from './browser.js';
 
-const skip = browserProblem();
-
-async function skipOn(backend: Backend): Promise<string | false> {
-  if (skip) return skip;
-  if (backend === 'pglite') return false;
-  const problem = await postgresProblem();
-  if (problem && process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
-  if (problem) process.stderr.write(`\n!! SKIPPING single sign-on in the dashboard [postgres]: ${problem}\n`);
-  return problem ?? false;
-}
-
 for (const backend of ['pglite', 'postgres'] as const) {
   describe(`single sign-on and account security in the dashboard (Chromium) [${backend}]`, {
-    skip: await skipOn(backend),
+    skip: await browserSuiteSkip(backend, 'single sign-on in the dashboard'),
     timeout: 240_000,
   }, () => {
     let hub: TestHub;
