@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { unwrap } from '../api.js';
 import { PROTOCOLS, STATUS_LABELS, TRANSACTION_STATES } from '../format.js';
 import { useSession } from '../session.js';
-import { ErrorNote, Loading } from './ui.js';
+import { ErrorNote, Loading, TableWrap } from './ui.js';
 
 let chartModule: Promise<typeof import('./chart-setup.js')> | undefined;
 const loadChart = () => {
@@ -152,7 +152,7 @@ export function DailyChart({ scope, orgId }: { scope: 'member' | 'operator'; org
           </div>
           <details class="daily-chart-table">
             <summary>The numbers as a table</summary>
-            <div class="table-scroll">
+            <TableWrap label="Transfers per UTC day">
               <table>
                 <caption class="sr-only">Transfers per UTC day by {by}</caption>
                 <thead>
@@ -184,7 +184,7 @@ export function DailyChart({ scope, orgId }: { scope: 'member' | 'operator'; org
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           </details>
         </>
       )}

@@ -72,14 +72,14 @@ export function CounterpartyDirectory() {
           {shown.map((o) => (
             <tr key={o.id}>
               <td data-label="Name">
-                <span class="party">
+                <span class="two-lines">
                   <span>{o.name}</span>
                   <span class="did small">{o.vaspDid}</span>
                 </span>
               </td>
               <td data-label="Verified">
                 {o.organizationType === 'verified' ? (
-                  <span class="party">
+                  <span class="two-lines">
                     <span class="badge badge-verified">Verified</span>
                     <span class="small muted">
                       {o.verifiedVia === 'application'
@@ -119,7 +119,7 @@ export function DeliveryCounts({ counts }: { counts: Counterparty['delivery'] })
   const total = counts.delivered + counts.pending + counts.retrying + counts.failed;
   if (total === 0) return <span class="muted">none yet</span>;
   return (
-    <span class="party small">
+    <span class="two-lines small">
       <span>{counts.delivered} delivered</span>
       {counts.pending > 0 ? <span>{counts.pending} waiting</span> : null}
       {counts.retrying > 0 ? (

@@ -96,7 +96,7 @@ export function OrganizationActivity({ id }: { id: string }) {
         <Counter label="Retrying" value={m.retrying} tone={m.retrying > 0 ? 'warn' : 'plain'} />
         <Counter label="Failed" value={m.failed} tone={m.failed > 0 ? 'bad' : 'plain'} />
       </div>
-      <dl class="facts panel">
+      <dl class="facts panel org-health">
         <Fact label="Endpoint host">
           <span class="mono break">{e.host ?? 'none set'}</span>
         </Fact>

@@ -84,13 +84,12 @@ export function OperatorOverview() {
           </div>
           <h2>Directory</h2>
           <div class="counters">
-            <LinkCounter label="Organizations" value={stats.organizations.total} href="#/organizations" />
+            <Counter label="Organizations" value={stats.organizations.total} />
             <Counter label="Verified" value={stats.organizations.verified} />
-            <LinkCounter
+            <Counter
               label="Applications waiting"
               value={applications.count ?? undefined}
               tone={applications.count ? 'warn' : 'ok'}
-              href={href('applications')}
             />
           </div>
           <p>

@@ -185,10 +185,10 @@ export function OperatorTransactions({ filter: text }: { filter: string }) {
                 <Time iso={t.createdAt} />
               </td>
               <td data-label="Originator">
-                <span class="party">{party(t.originatorVASPid, t.originatorVASPdid)}</span>
+                <span class="two-lines">{party(t.originatorVASPid, t.originatorVASPdid)}</span>
               </td>
               <td data-label="Beneficiary">
-                <span class="party">{party(t.beneficiaryVASPid, t.beneficiaryVASPdid)}</span>
+                <span class="two-lines">{party(t.beneficiaryVASPid, t.beneficiaryVASPdid)}</span>
               </td>
               <td data-label="Asset">{t.transactionAsset}</td>
               <td data-label="Amount" class="num mono">
