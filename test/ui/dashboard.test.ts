@@ -591,6 +591,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
       'Settings',
       'Audit trail',
       'IVMS101 check',
+      'Counterparties',
       'Delivery health',
       'Rules',
       'Travel addresses',
