@@ -19,8 +19,13 @@ import { type Config, ConfigError } from './config.js';
 import { KeyRing } from './crypto/envelope.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
+import { EndpointDownNotifier } from './deliveries/endpoint-down.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
 import { webhooksDocument } from './deliveries/webhook-docs.js';
+import {
+  adminOrganizationHealthRoutes,
+  counterpartyDirectoryRoutes,
+} from './directory/counterparty-routes.js';
 import { adminDirectoryRoutes, directoryRoutes } from './directory/routes.js';
 import { DirectoryService } from './directory/service.js';
 import { type Authenticator, rateLimitBucket, registerAuth } from './http/auth.js';
@@ -67,6 +72,7 @@ import { loadRulesTable } from './rules/table.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/assets.js';
 import { ExpirySweeper } from './transactions/expiry.js';
+import { adminOverviewRoutes, overviewRoutes } from './transactions/overview-routes.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { TransactionService } from './transactions/service.js';
 import { TravelAddresses } from './trp/addresses.js';
@@ -253,6 +259,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
   const erasure = new Erasure(db, keys);
   const retention = new RetentionSweeper(erasure, config.retentionMs, app.log);
+  const endpointDown = new EndpointDownNotifier(db, app.log, { afterMs: config.endpointDownAfterMs });
   // The embedded database has one owner: the serving hub re-seals itself (src/keys/background.ts).
   const rekeyJob = new BackgroundRekey(db, keys, app.log, { batchSize: 200, pauseMs: 100 });
   const background = {
@@ -260,14 +267,28 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       await deliveries.worker.start();
       expiry.start();
       retention.start();
+      endpointDown.start();
       if (config.databaseUrl === undefined) rekeyJob.start();
     },
     stop: async () => {
-      await Promise.all([deliveries.worker.stop(), expiry.stop(), retention.stop(), rekeyJob.stop()]);
+      await Promise.all([
+        deliveries.worker.stop(),
+        expiry.stop(),
+        retention.stop(),
+        endpointDown.stop(),
+        rekeyJob.stop(),
+      ]);
     },
   };
   app.addHook('onClose', async () => {
-    await Promise.all([expiry.stop(), retention.stop(), rekeyJob.stop(), deliveries.close(), trp?.close()]);
+    await Promise.all([
+      expiry.stop(),
+      retention.stop(),
+      endpointDown.stop(),
+      rekeyJob.stop(),
+      deliveries.close(),
+      trp?.close(),
+    ]);
     await trpSender?.close();
   });
   const unwatchDirectory = await directory.watch();
@@ -361,6 +382,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
 
   directoryRoutes(app, directory);
   adminDirectoryRoutes(app, directory);
+  counterpartyDirectoryRoutes(app, db);
+  adminOrganizationHealthRoutes(app, db);
   operatorRoutes(app, operators);
   peopleRoutes(app, people, sessions, {
     secureCookies: secureCookies(config.publicUrl, config.host),
@@ -400,6 +423,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   });
   reviewRoutes(app, reviews);
   adminQueueRoutes(app, () => claims.pendingCount());
+  overviewRoutes(app, db);
+  adminOverviewRoutes(app, db);
   rulesRoutes(app, rules, assets, transactions);
   walletProofRoutes(app, walletProofs, transactions);
   travelAddressRoutes(app, new TravelAddresses(db, config.trp));

@@ -49,6 +49,8 @@ export interface Config {
   readonly notifyDailyLimit: number;
   /** A NEW or RECEIVER_NOTIFIED transaction with no state change for this long expires (ms). */
   readonly pendingExpiryMs: number;
+  /** HUB_ENDPOINT_DOWN_AFTER: an endpoint's circuit open this long gets its contact e-mailed, at most daily (ms). */
+  readonly endpointDownAfterMs: number;
   /** The TRP bridge (SPEC §16); undefined when HUB_TRP_PORT is unset. */
   readonly trp: TrpConfig | undefined;
   /** PEM of the Ed25519 key that signs audit checkpoints (SPEC §14); undefined: derived from the master key. */
@@ -174,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     notifyDailyLimit: integer(str('HUB_NOTIFY_DAILY_LIMIT'), 'HUB_NOTIFY_DAILY_LIMIT', 50, 0, 1_000_000),
     pendingExpiryMs: duration(str('HUB_PENDING_EXPIRY'), 'HUB_PENDING_EXPIRY', '30d'),
+    endpointDownAfterMs: duration(str('HUB_ENDPOINT_DOWN_AFTER'), 'HUB_ENDPOINT_DOWN_AFTER', '1h'),
     trp: trpConfig(str),
     auditSigningKey: auditSigningKey(str('HUB_AUDIT_SIGNING_KEY')),
     sessionIdleMs,

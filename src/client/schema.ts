@@ -890,7 +890,7 @@ export interface paths {
                                  * @description Which e-mail (docs/webhooks.md).
                                  * @enum {string}
                                  */
-                                event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
+                                event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "endpoint-down" | "user-invitation";
                                 /** Format: uuid */
                                 id: string;
                                 lastError: string | null;
@@ -1003,7 +1003,7 @@ export interface paths {
                              * @description Which e-mail (docs/webhooks.md).
                              * @enum {string}
                              */
-                            event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "user-invitation";
+                            event: "notify" | "notify-cancelled" | "application-received" | "application-approved" | "application-approved-contact" | "application-rejected" | "endpoint-changed" | "endpoint-down" | "user-invitation";
                             /** Format: uuid */
                             id: string;
                             lastError: string | null;
@@ -2102,6 +2102,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/organizations/{id}/delivery-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization’s delivery health: webhooks owed to it by state, its endpoint’s circuit and last error class */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoint: {
+                                /**
+                                 * @description open: the last 5 attempts in a row failed (read from the recorded attempts, as every worker’s breaker counts).
+                                 * @enum {string}
+                                 */
+                                circuit: "closed" | "open";
+                                /** @description The first failed attempt since the last successful one. */
+                                failingSince: string | null;
+                                failuresInARow: number;
+                                /** @description The travelEndpoint’s host; null without one. */
+                                host: string | null;
+                                lastAttemptAt: string | null;
+                                /** @description The class of the last failed attempt of the run; never the answer itself. */
+                                lastError: ("timeout" | "connection" | "http-5xx" | "http-4xx" | "refused-target" | "smtp" | "invalid-answer") | null;
+                                /** @description When the circuit opened (the 5th failure in a row); null while closed. */
+                                openSince: string | null;
+                            };
+                            /** @description When its contact was last e-mailed that the endpoint is down (at most daily). */
+                            endpointDownNoticeSentAt: string | null;
+                            /** @description Messages by state: pending (not tried yet), retrying (tried, failed, another attempt planned), failed (gave up; can be redelivered). Withdrawn ones are left out. */
+                            messages: {
+                                delivered: number;
+                                failed: number;
+                                pending: number;
+                                retrying: number;
+                            };
+                            /** Format: uuid */
+                            organizationId: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not found (NOT_FOUND) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/organizations/{id}/webhook-secret": {
         parameters: {
             query?: never;
@@ -2493,6 +2605,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every transaction, newest first, keyset-paged: metadata only, never personal data
+         * @description Filters: `status`, `protocol`, `orgId` (either party). `limit` 1–200 (default 50); pass `nextCursor` back as `cursor`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    /** @description 1–200, default 50 */
+                    limit?: string;
+                    /** @description Either party is this organization. */
+                    orgId?: string;
+                    protocol?: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                    /** @description DECLINED, CANCELLED and EXPIRED are final. */
+                    status?: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            nextCursor: string | null;
+                            transactions: {
+                                beneficiaryVASPdid: string | null;
+                                beneficiaryVASPid: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                originatorVASPdid: string;
+                                /** @description null for an inbound TRP transfer (its originator is a TRP VASP). */
+                                originatorVASPid: string | null;
+                                /** @enum {string} */
+                                protocol: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                                /**
+                                 * @description DECLINED, CANCELLED and EXPIRED are final.
+                                 * @enum {string}
+                                 */
+                                status: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
+                                transactionAmount: string;
+                                transactionAsset: string;
+                                /**
+                                 * Format: uuid
+                                 * @description Reference generated by the hub.
+                                 */
+                                transactionRef: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/transactions/{transactionRef}/erase-pii": {
         parameters: {
             query?: never;
@@ -2601,6 +2824,218 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/transactions/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization’s transactions by status, as originator and as beneficiary */
+        get: {
+            parameters: {
+                query: {
+                    orgId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            asBeneficiary: number;
+                            asOriginator: number;
+                            byStatus: {
+                                CANCELLED: {
+                                    asBeneficiary: number;
+                                    asOriginator: number;
+                                };
+                                CONFIRMED: {
+                                    asBeneficiary: number;
+                                    asOriginator: number;
+                                };
+                                DECLINED: {
+                                    asBeneficiary: number;
+                                    asOriginator: number;
+                                };
+                                EXPIRED: {
+                                    asBeneficiary: number;
+                                    asOriginator: number;
+                                };
+                                NEW: {
+                                    asBeneficiary: number;
+                                    asOriginator: number;
+                                };
+                                RECEIVER_NOTIFIED: {
+                                    asBeneficiary: number;
+                                    asOriginator: number;
+                                };
+                            };
+                            /** Format: uuid */
+                            organizationId: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/transactions/stats/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Transfers per UTC day across the hub (or of one organization), by status and protocol, zero-filled */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1–366, default 30 */
+                    days?: string;
+                    orgId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Transfers created per UTC day, counted by their current status and by protocol. Metadata only. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One entry per UTC day, oldest first; days without transfers count zero. */
+                            days: {
+                                byProtocol: {
+                                    BASIC: number;
+                                    MAIN: number;
+                                    NOTIFY: number;
+                                    TRP: number;
+                                };
+                                byStatus: {
+                                    CANCELLED: number;
+                                    CONFIRMED: number;
+                                    DECLINED: number;
+                                    EXPIRED: number;
+                                    NEW: number;
+                                    RECEIVER_NOTIFIED: number;
+                                };
+                                /** Format: date */
+                                date: string;
+                                total: number;
+                            }[];
+                            /**
+                             * Format: date
+                             * @description The first UTC day.
+                             */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description The last UTC day (today, in UTC).
+                             */
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3982,6 +4417,90 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/counterparties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The other organizations with verified state (and who verified it), jurisdiction, LEI, and the caller’s messages to each by state */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            counterparties: {
+                                /** @description The caller’s messages to it: webhooks the hub sent it about transactions between the two, by state. */
+                                delivery: {
+                                    delivered: number;
+                                    failed: number;
+                                    pending: number;
+                                    retrying: number;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                jurisdiction: string | null;
+                                lei: string | null;
+                                name: string;
+                                /** @enum {string} */
+                                organizationType: "unverified" | "verified";
+                                vaspDid: string;
+                                verifiedAt: string | null;
+                                /** @description Who verified it: `operator` (the hub operator set the badge), `application` (it joined through the self-service application, which the operator approved); null while unverified. */
+                                verifiedVia: ("operator" | "application") | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7663,6 +8182,115 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/stats/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s transfers per UTC day, by current status and protocol, zero-filled
+         * @description Both directions (as originator and as beneficiary); `days` (1–366, default 30) ends today in UTC.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1–366, default 30 */
+                    days?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Transfers created per UTC day, counted by their current status and by protocol. Metadata only. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One entry per UTC day, oldest first; days without transfers count zero. */
+                            days: {
+                                byProtocol: {
+                                    BASIC: number;
+                                    MAIN: number;
+                                    NOTIFY: number;
+                                    TRP: number;
+                                };
+                                byStatus: {
+                                    CANCELLED: number;
+                                    CONFIRMED: number;
+                                    DECLINED: number;
+                                    EXPIRED: number;
+                                    NEW: number;
+                                    RECEIVER_NOTIFIED: number;
+                                };
+                                /** Format: date */
+                                date: string;
+                                total: number;
+                            }[];
+                            /**
+                             * Format: date
+                             * @description The first UTC day.
+                             */
+                            from: string;
+                            /**
+                             * Format: date
+                             * @description The last UTC day (today, in UTC).
+                             */
+                            to: string;
+                        };
+                    };
+                };
+                /** @description Validation failed (VALIDATION_FAILED) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No valid API key or session, or a failed sign-in (UNAUTHENTICATED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Wrong party or role, or the wrong kind of key for the route (FORBIDDEN) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Rate limited (RATE_LIMITED) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

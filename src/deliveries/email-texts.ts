@@ -117,6 +117,8 @@ export function composeEmail(message: EmailMessage, links: EmailLinks): EmailTex
       return composeRejected(message.payload, links);
     case 'endpoint-changed':
       return composeEndpointChanged(message.payload, links);
+    case 'endpoint-down':
+      return composeEndpointDown(message.payload, links.hub);
     case 'user-invitation':
       return composeInvitation(message.payload, links);
   }
@@ -302,5 +304,53 @@ export function composeInvitation(payload: EmailPayload<'user-invitation'>, link
       after: [`The link works once, until ${when(payload.expiresAt)}.`],
     },
     outro: ['If you did not expect this invitation, ignore this message: nothing happens without the link.'],
+  });
+}
+
+const ERROR_WORDS: Record<string, string> = {
+  timeout: 'no answer in time (timeout)',
+  connection: 'no connection (refused, reset or unresolvable)',
+  'http-5xx': 'the endpoint answered with a server error (HTTP 5xx)',
+  'http-4xx': 'the endpoint refused the messages (HTTP 4xx)',
+  'refused-target': 'the hub refuses the address (it resolves to a private or reserved network)',
+  'invalid-answer': 'the answer was not what the hub expects',
+};
+
+/**
+ * The endpoint-down notice to an organization's contact: its endpoint's host, since when the
+ * webhooks to it fail, the error class, how many messages wait, and where to look. Never a
+ * message's content nor the endpoint's answer.
+ */
+export function composeEndpointDown(payload: EmailPayload<'endpoint-down'>, hub: string): EmailText {
+  const name = `${str(payload.organizationName)} (${str(payload.vaspDid)})`;
+  const host = payload.endpointHost === null ? '(no endpoint set)' : str(payload.endpointHost);
+  const error =
+    payload.lastError === null ? 'unknown' : (ERROR_WORDS[payload.lastError] ?? str(payload.lastError));
+  return render({
+    subject: `Travel Rule Hub: webhooks to ${host} are failing`,
+    intro: [
+      `The Travel Rule Hub cannot deliver travel rule messages to ${name}: every attempt to reach its`,
+      'endpoint has failed for more than an hour, and the hub has paused sending there (it retries on its schedule).',
+    ],
+    rows: [
+      ['Endpoint host', host],
+      ['Failing since', when(payload.failingSince)],
+      ['Paused since', when(payload.openSince)],
+      ['Last error', error],
+      ['Messages waiting', String(payload.waiting)],
+      ['Messages given up (can be sent again)', String(payload.failed)],
+    ],
+    link: {
+      label: 'Delivery health in the dashboard shows every message and attempt',
+      url: `${hub.replace(/\/+$/, '')}/ui/#/deliveries`,
+      after: [
+        'Once the endpoint answers again, waiting messages go out by themselves; messages given up can be',
+        'sent again there (Redeliver) or with POST /v1/webhooks/deliveries/{id}/redeliver.',
+      ],
+    },
+    outro: [
+      'The hub sends this notice at most once a day while the endpoint stays down.',
+      'This message contains no personal data.',
+    ],
   });
 }

@@ -292,6 +292,21 @@ export const EMAIL_EVENTS = {
       at: Type.String({ format: 'date-time' }),
     }),
   },
+  'endpoint-down': {
+    to: 'the organization’s contactEmail (at most one a day per organization)',
+    when: 'The webhooks to the organization’s travelEndpoint have failed so long that the circuit breaker has been open for an hour (HUB_ENDPOINT_DOWN_AFTER): the endpoint’s host, since when it fails, the error class, how many messages wait, and where to look; no personal data.',
+    payload: Type.Object({
+      organizationId: Type.String({ format: 'uuid' }),
+      organizationName: Type.String(),
+      vaspDid: Type.String(),
+      endpointHost: Type.Union([Type.String(), Type.Null()]),
+      failingSince: Type.String({ format: 'date-time' }),
+      openSince: Type.String({ format: 'date-time' }),
+      lastError: Type.Union([Type.String(), Type.Null()]),
+      waiting: Type.Integer({ minimum: 0 }),
+      failed: Type.Integer({ minimum: 0 }),
+    }),
+  },
   'user-invitation': {
     to: 'the invited person',
     when: 'An organization admin (or a full-scope key), or an operator, invited a person (SPEC §17): a single-use link, valid 7 days, to set a name and password.',

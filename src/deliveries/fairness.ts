@@ -40,6 +40,9 @@ interface Waiting<T> {
   at: number;
 }
 
+/** Failed attempts in a row after which a recipient's circuit opens (SPEC §13). */
+export const CIRCUIT_TRIP_AFTER = 5;
+
 /** The pace is counted over windows of this length. */
 const WINDOW_MS = 1000;
 
@@ -62,7 +65,7 @@ export class RecipientGate<T = unknown> {
     private readonly maxInflight: number,
     /** The pauses of an open circuit, in milliseconds (the retry schedule). */
     private readonly pauses: readonly number[],
-    private readonly tripAfter = 5,
+    private readonly tripAfter = CIRCUIT_TRIP_AFTER,
     private readonly now: () => number = Date.now,
     { maxWaiting = 200, maxWaitMs = 3000 }: WaitingOptions = {},
   ) {

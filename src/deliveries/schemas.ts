@@ -127,3 +127,58 @@ export const TestEventResult = Type.Object({
   error: Nullable(Type.String()),
 });
 export type TestEventResult = Static<typeof TestEventResult>;
+
+const Count = Type.Integer({ minimum: 0 });
+const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+export const MessageCounts = Type.Object(
+  { delivered: Count, pending: Count, retrying: Count, failed: Count },
+  {
+    description:
+      'Messages by state: pending (not tried yet), retrying (tried, failed, another attempt planned), failed (gave up; can be redelivered). Withdrawn ones are left out.',
+  },
+);
+
+export const EndpointHealth = Type.Object({
+  host: Type.Union([Type.String(), Type.Null()], {
+    description: 'The travelEndpoint’s host; null without one.',
+  }),
+  circuit: Type.Enum(['closed', 'open'], {
+    description:
+      'open: the last 5 attempts in a row failed (read from the recorded attempts, as every worker’s breaker counts).',
+  }),
+  failuresInARow: Count,
+  failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'The first failed attempt since the last successful one.',
+  }),
+  openSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the circuit opened (the 5th failure in a row); null while closed.',
+  }),
+  lastError: Type.Union(
+    [
+      Type.Enum([
+        'timeout',
+        'connection',
+        'http-5xx',
+        'http-4xx',
+        'refused-target',
+        'smtp',
+        'invalid-answer',
+      ]),
+      Type.Null(),
+    ],
+    { description: 'The class of the last failed attempt of the run; never the answer itself.' },
+  ),
+  lastAttemptAt: Time,
+});
+export type EndpointHealth = Static<typeof EndpointHealth>;
+
+export const OrganizationDeliveryHealth = Type.Object({
+  organizationId: Type.String({ format: 'uuid' }),
+  messages: MessageCounts,
+  endpoint: EndpointHealth,
+  endpointDownNoticeSentAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When its contact was last e-mailed that the endpoint is down (at most daily).',
+  }),
+});
+export type OrganizationDeliveryHealth = Static<typeof OrganizationDeliveryHealth>;

@@ -211,3 +211,152 @@ export async function queueStats(q: Queryable): Promise<{ depth: number; oldestD
   const r = rows[0];
   return { depth: Number(r?.depth ?? 0), oldestDueAgeSeconds: Math.max(0, Number(r?.age ?? 0)) };
 }
+
+/** Webhooks owed to an organization, by state (withdrawn ones left out). */
+export async function recipientCounts(
+  q: Queryable,
+  organizationId: string,
+): Promise<{ delivered: number; pending: number; retrying: number; failed: number }> {
+  const [row] = await q.query<{ delivered: number; pending: number; retrying: number; failed: number }>(
+    `SELECT (count(*) FILTER (WHERE status = 'DELIVERED'))::int AS delivered,
+            (count(*) FILTER (WHERE status IN ('PENDING', 'HELD') AND attempts = 0))::int AS pending,
+            (count(*) FILTER (WHERE status IN ('PENDING', 'HELD') AND attempts > 0))::int AS retrying,
+            (count(*) FILTER (WHERE status = 'FAILED'))::int AS failed
+       FROM deliveries WHERE channel = 'webhook' AND organization_id = $1`,
+    [organizationId],
+  );
+  return row ?? { delivered: 0, pending: 0, retrying: 0, failed: 0 };
+}
+
+/**
+ * Per counterparty, the webhooks the hub sent it about transactions `viewerId` is a party to (the
+ * viewer's messages to it), by state.
+ */
+export async function countsToCounterparties(
+  q: Queryable,
+  viewerId: string,
+): Promise<Map<string, { delivered: number; pending: number; retrying: number; failed: number }>> {
+  const rows = await q.query<{
+    organization_id: string;
+    delivered: number;
+    pending: number;
+    retrying: number;
+    failed: number;
+  }>(
+    `SELECT d.organization_id,
+            (count(*) FILTER (WHERE d.status = 'DELIVERED'))::int AS delivered,
+            (count(*) FILTER (WHERE d.status IN ('PENDING', 'HELD') AND d.attempts = 0))::int AS pending,
+            (count(*) FILTER (WHERE d.status IN ('PENDING', 'HELD') AND d.attempts > 0))::int AS retrying,
+            (count(*) FILTER (WHERE d.status = 'FAILED'))::int AS failed
+       FROM deliveries d JOIN transactions t ON t.ref = d.transaction_ref
+      WHERE d.channel = 'webhook' AND d.organization_id <> $1
+        AND (t.originator_id = $1 OR t.beneficiary_id = $1)
+      GROUP BY d.organization_id`,
+    [viewerId],
+  );
+  return new Map(rows.map(({ organization_id, ...counts }) => [organization_id, counts]));
+}
+
+export interface EndpointFailures {
+  /** Failed attempts since the last successful one. */
+  failures: number;
+  /** The first of them. */
+  failingSince: string | null;
+  /** The `tripAfter`-th of them: when the circuit opened. */
+  openSince: string | null;
+  lastError: string | null;
+  lastStatusCode: number | null;
+  lastAttemptAt: string | null;
+}
+
+/** The run of failed webhook attempts to an organization since its last successful one. */
+export async function endpointFailures(
+  q: Queryable,
+  organizationId: string,
+  tripAfter: number,
+): Promise<EndpointFailures> {
+  const [row] = await q.query(
+    `WITH mine AS (
+       SELECT a.id, a.at, a.error, a.status_code
+         FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+        WHERE d.channel = 'webhook' AND d.organization_id = $1),
+     fails AS (
+       SELECT at, error, status_code, row_number() OVER (ORDER BY at, id) AS n, id FROM mine
+        WHERE error IS NOT NULL
+          AND at > coalesce((SELECT max(at) FROM mine WHERE error IS NULL), '-infinity'::timestamptz))
+     SELECT (SELECT count(*)::int FROM fails) AS failures,
+            (SELECT min(at) FROM fails) AS failing_since,
+            (SELECT at FROM fails WHERE n = $2) AS open_since,
+            (SELECT error FROM fails ORDER BY at DESC, id DESC LIMIT 1) AS last_error,
+            (SELECT status_code FROM fails ORDER BY at DESC, id DESC LIMIT 1) AS last_status,
+            (SELECT max(at) FROM mine) AS last_attempt_at`,
+    [organizationId, tripAfter],
+  );
+  const time = (v: unknown) => (v == null ? null : toIso(v));
+  return {
+    failures: (row?.failures as number | undefined) ?? 0,
+    failingSince: time(row?.failing_since),
+    openSince: time(row?.open_since),
+    lastError: (row?.last_error as string | null) ?? null,
+    lastStatusCode: (row?.last_status as number | null) ?? null,
+    lastAttemptAt: time(row?.last_attempt_at),
+  };
+}
+
+/**
+ * Organizations that may need an endpoint-down notice: with a contact address, a webhook that
+ * failed its last attempt (retrying or given up), and no notice in the last `everyMs`.
+ */
+export async function endpointDownCandidates(
+  q: Queryable,
+  everyMs: number,
+): Promise<
+  { id: string; name: string; vaspDid: string; travelEndpoint: string | null; contactEmail: string }[]
+> {
+  const rows = await q.query(
+    `SELECT o.id, o.name, o.vasp_did, o.travel_endpoint, o.contact_email FROM organizations o
+      WHERE o.contact_email IS NOT NULL
+        AND EXISTS (SELECT 1 FROM deliveries d WHERE d.organization_id = o.id AND d.channel = 'webhook'
+                       AND (d.status = 'FAILED' OR (d.status IN ('PENDING', 'HELD') AND d.attempts > 0)))
+        AND NOT EXISTS (SELECT 1 FROM endpoint_down_notices n WHERE n.organization_id = o.id
+                           AND n.sent_at > clock_timestamp() - make_interval(secs => $1::float8 / 1000))`,
+    [everyMs],
+  );
+  return rows.map((r) => ({
+    id: r.id as string,
+    name: r.name as string,
+    vaspDid: r.vasp_did as string,
+    travelEndpoint: (r.travel_endpoint as string | null) ?? null,
+    contactEmail: r.contact_email as string,
+  }));
+}
+
+/**
+ * Takes the organization's notice for now, unless one was sent within `everyMs`: a conditional
+ * upsert, so that of several processes (or a restarted one) exactly one sends it. Returns whether
+ * this caller took it (then it queues the e-mail in the same transaction).
+ */
+export async function takeEndpointDownNotice(
+  q: Queryable,
+  organizationId: string,
+  failingSince: string,
+  everyMs: number,
+): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO endpoint_down_notices (organization_id, sent_at, failing_since)
+     VALUES ($1, clock_timestamp(), $2)
+     ON CONFLICT (organization_id) DO UPDATE SET sent_at = EXCLUDED.sent_at, failing_since = EXCLUDED.failing_since
+      WHERE endpoint_down_notices.sent_at <= clock_timestamp() - make_interval(secs => $3::float8 / 1000)
+     RETURNING organization_id`,
+    [organizationId, failingSince, everyMs],
+  );
+  return rows.length === 1;
+}
+
+/** When the organization's last endpoint-down notice went out, if ever. */
+export async function lastEndpointDownNotice(q: Queryable, organizationId: string): Promise<string | null> {
+  const rows = await q.query('SELECT sent_at FROM endpoint_down_notices WHERE organization_id = $1', [
+    organizationId,
+  ]);
+  return rows[0] ? toIso(rows[0].sent_at) : null;
+}

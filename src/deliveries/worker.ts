@@ -29,7 +29,7 @@ import type { Database } from '../db/database.js';
 import * as store from './claim-store.js';
 import { type Held, recipientOf, SendDispatcher } from './dispatcher.js';
 import type { NotifyMailer } from './email.js';
-import { ClaimPlanner, type ClaimShape, RecipientGate } from './fairness.js';
+import { CIRCUIT_TRIP_AFTER, ClaimPlanner, type ClaimShape, RecipientGate } from './fairness.js';
 import type { DeliveryHooks } from './hooks.js';
 import { OutboxMaintenance } from './maintenance.js';
 import type { DeliveryMetrics } from './metrics.js';
@@ -124,11 +124,17 @@ export class DeliveryWorker implements LocalWorker {
     this.pollMs = o.pollMs ?? 1000;
     this.stopTimeoutMs = o.stopTimeoutMs ?? 10_000;
     this.maintenance = new OutboxMaintenance(o.db, o.log, o.vacuumAfterRows);
-    this.gate = new RecipientGate<Held>(o.maxInflightPerRecipient ?? 16, o.retrySchedule, 5, Date.now, {
-      // A busy recipient is refilled a batch at a time while two more batches are still waiting.
-      maxWaiting: 3 * this.batchSize,
-      maxWaitMs: o.maxWaitMs ?? this.leaseMs / 10,
-    });
+    this.gate = new RecipientGate<Held>(
+      o.maxInflightPerRecipient ?? 16,
+      o.retrySchedule,
+      CIRCUIT_TRIP_AFTER,
+      Date.now,
+      {
+        // A busy recipient is refilled a batch at a time while two more batches are still waiting.
+        maxWaiting: 3 * this.batchSize,
+        maxWaitMs: o.maxWaitMs ?? this.leaseMs / 10,
+      },
+    );
     this.planner = new ClaimPlanner(this.gate, this.batchSize);
     this.sends = new SendDispatcher({
       db: o.db,

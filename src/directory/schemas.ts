@@ -214,3 +214,35 @@ export const KeyIdParams = Type.Object(
   { keyId: Type.String({ format: 'uuid' }) },
   { additionalProperties: false },
 );
+
+export const Counterparty = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    vaspDid: Type.String(),
+    organizationType: Type.Enum(['unverified', 'verified']),
+    verifiedVia: Type.Union([Type.Enum(['operator', 'application']), Type.Null()], {
+      description:
+        'Who verified it: `operator` (the hub operator set the badge), `application` (it joined through the ' +
+        'self-service application, which the operator approved); null while unverified.',
+    }),
+    verifiedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    jurisdiction: Type.Union([Type.String(), Type.Null()]),
+    lei: Type.Union([Type.String(), Type.Null()]),
+    delivery: Type.Object(
+      {
+        delivered: Type.Integer({ minimum: 0 }),
+        pending: Type.Integer({ minimum: 0 }),
+        retrying: Type.Integer({ minimum: 0 }),
+        failed: Type.Integer({ minimum: 0 }),
+      },
+      {
+        description:
+          'The caller’s messages to it: webhooks the hub sent it about transactions between the two, by state.',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Counterparty = Static<typeof Counterparty>;
+export const CounterpartyList = Type.Object({ counterparties: Type.Array(Counterparty) });

@@ -307,3 +307,59 @@ export async function takeContactNotices(
   );
   return rows[0]?.granted ?? 0;
 }
+
+/**
+ * Every organization but `viewerId`, with who verified a verified one: the last audited change of
+ * its badge (created verified, or an operator's update of `organizationType`); `application` when
+ * that was the creation by an approved application to join (the self-service way in, which the
+ * operator approved), `operator` otherwise.
+ */
+export async function listCounterparties(
+  q: Queryable,
+  viewerId: string,
+): Promise<
+  {
+    id: string;
+    name: string;
+    vaspDid: string;
+    organizationType: 'unverified' | 'verified';
+    jurisdiction: string | null;
+    lei: string | null;
+    verifiedVia: 'operator' | 'application' | null;
+    verifiedAt: string | null;
+  }[]
+> {
+  const rows = await q.query(
+    `SELECT o.id, o.name, o.vasp_did, o.organization_type, o.jurisdiction, o.lei, v.action, v.at,
+            EXISTS (SELECT 1 FROM join_applications j WHERE j.organization_id = o.id AND j.status = 'approved')
+              AS by_application
+       FROM organizations o
+       LEFT JOIN LATERAL (
+         SELECT a.action, a.at FROM audit_events a
+          WHERE a.subject_type = 'organization' AND a.subject_id = o.id::text
+            AND ((a.action = 'organization.created' AND a.details->>'organizationType' = 'verified')
+                 OR (a.action = 'organization.updated' AND a.details->'fields' ? 'organizationType'))
+          ORDER BY a.id DESC LIMIT 1) v ON o.organization_type = 'verified'
+      WHERE o.id <> $1
+      ORDER BY o.name, o.id`,
+    [viewerId],
+  );
+  return rows.map((r) => {
+    const verified = r.organization_type === 'verified';
+    const via = !verified
+      ? null
+      : r.action === 'organization.created' && r.by_application === true
+        ? 'application'
+        : 'operator';
+    return {
+      id: r.id as string,
+      name: r.name as string,
+      vaspDid: r.vasp_did as string,
+      organizationType: r.organization_type as 'unverified' | 'verified',
+      jurisdiction: (r.jurisdiction as string | null) ?? null,
+      lei: (r.lei as string | null) ?? null,
+      verifiedVia: via,
+      verifiedAt: verified && r.at != null ? toIso(r.at) : null,
+    };
+  });
+}

@@ -362,3 +362,71 @@ export async function wasConfirmed(q: Queryable, ref: string): Promise<boolean> 
   );
   return rows.length > 0;
 }
+
+/**
+ * The operator's list (SPEC §17 workbench, issue 35): every transaction, or those of one
+ * organization as either party, newest first, keyset-paged on (created_at, ref). Its own query,
+ * apart from the members' list: no party rule, no delivery summary, no personal data selected.
+ */
+export interface AdminListFilter {
+  status?: string;
+  protocol?: string;
+  organizationId?: string;
+  after?: { createdAt: string; ref: string };
+  limit: number;
+}
+
+export async function listAllTransactions(
+  q: Queryable,
+  f: AdminListFilter,
+): Promise<(TransactionRecord & { cursorAt: string })[]> {
+  const rows = await q.query(
+    `SELECT ${COLUMNS}, ${exactTime('created_at')} FROM transactions t
+      WHERE ($1::text IS NULL OR status = $1)
+        AND ($2::text IS NULL OR protocol = $2)
+        AND ($3::uuid IS NULL OR originator_id = $3 OR beneficiary_id = $3)
+        AND ($4::timestamptz IS NULL OR (created_at, ref) < ($4, $5::uuid))
+      ORDER BY created_at DESC, ref DESC
+      LIMIT $6`,
+    [
+      f.status ?? null,
+      f.protocol ?? null,
+      f.organizationId ?? null,
+      f.after?.createdAt ?? null,
+      f.after?.ref ?? null,
+      f.limit,
+    ],
+  );
+  return rows.map((r) => ({ ...toRecord(r), cursorAt: r.cursor_at as string }));
+}
+
+/** Transactions created per UTC day since `since`, by their current status and protocol. */
+export async function dailyCounts(
+  q: Queryable,
+  f: { since: string; organizationId?: string },
+): Promise<{ day: string; status: State; protocol: Protocol; n: number }[]> {
+  const rows = await q.query<{ day: string; status: State; protocol: Protocol; n: number }>(
+    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status, protocol, count(*)::int AS n
+       FROM transactions
+      WHERE created_at >= $1::timestamptz
+        AND ($2::uuid IS NULL OR originator_id = $2 OR beneficiary_id = $2)
+      GROUP BY 1, 2, 3`,
+    [f.since, f.organizationId ?? null],
+  );
+  return rows;
+}
+
+/** An organization's transactions by status, as originator and as beneficiary. */
+export async function partyCounts(
+  q: Queryable,
+  organizationId: string,
+): Promise<{ status: State; asOriginator: number; asBeneficiary: number }[]> {
+  return q.query(
+    `SELECT status,
+            (count(*) FILTER (WHERE originator_id = $1))::int AS "asOriginator",
+            (count(*) FILTER (WHERE beneficiary_id = $1))::int AS "asBeneficiary"
+       FROM transactions WHERE originator_id = $1 OR beneficiary_id = $1
+      GROUP BY status`,
+    [organizationId],
+  );
+}

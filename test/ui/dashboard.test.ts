@@ -33,6 +33,7 @@ const PHONE = { width: 390, height: 844 };
 /** The only buttons a read-only session may see: none of them changes anything at the hub. */
 const READ_ONLY_BUTTONS = new Set([
   'Skip to content',
+  'Times in UTC',
   'Sign out',
   'Clear filters',
   'Load more',
@@ -606,6 +607,7 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
       'Settings',
       'Audit trail',
       'IVMS101 check',
+      'Counterparties',
       'Delivery health',
       'Rules',
       'Travel addresses',

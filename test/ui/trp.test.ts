@@ -406,7 +406,9 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
       .waitFor();
     const buttons = (await reader.getByRole('button').allTextContents()).map((t) => t.trim());
     assert.deepEqual(
-      buttons.filter((t) => !['Skip to content', 'Sign out', 'Show personal data'].includes(t)),
+      buttons.filter(
+        (t) => !['Skip to content', 'Times in UTC', 'Sign out', 'Show personal data'].includes(t),
+      ),
       [],
     );
     await axe(reader, 'an inbound TRP transfer with a read-only key');

@@ -10,6 +10,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { forgetKey, storedKey, storeKey } from './api.js';
+import { chooseZone, currentZone } from './format.js';
 import { focusPolicy } from './hooks.js';
 import { linkPage, navigate, useRoute } from './router.js';
 import {
@@ -29,6 +30,7 @@ import {
 import { MyAccount } from './views/account.js';
 import { AuditTrail } from './views/audit.js';
 import { ClaimPage } from './views/claim.js';
+import { CounterpartyDirectory } from './views/counterparties.js';
 import { CredentialsPage } from './views/credentials.js';
 import { DeliveryHealth } from './views/deliveries.js';
 import { InvitationPage } from './views/invitation.js';
@@ -43,6 +45,7 @@ import { OperatorOperators } from './views/operator-operators.js';
 import { OperatorOrganization } from './views/operator-organization.js';
 import { OperatorOrganizations } from './views/operator-organizations.js';
 import { OperatorOverview } from './views/operator-overview.js';
+import { OperatorTransactions } from './views/operator-transactions.js';
 import { OperatorTrpPeers } from './views/operator-trp-peers.js';
 import { PeoplePage } from './views/people.js';
 import { QueueNav } from './views/queue.js';
@@ -68,6 +71,7 @@ const ORG_NAV: NavItem[] = [
   { route: 'travel-addresses', label: 'Travel addresses' },
   { route: 'rules', label: 'Rules' },
   { route: 'deliveries', label: 'Delivery health' },
+  { route: 'counterparties', label: 'Counterparties' },
   { route: 'ivms101', label: 'IVMS101 check' },
   { route: 'audit', label: 'Audit trail' },
   { route: 'settings', label: 'Settings', needs: 'admin' },
@@ -77,6 +81,7 @@ const ORG_NAV: NavItem[] = [
 
 const OPERATOR_NAV: NavItem[] = [
   { route: 'overview', label: 'Overview' },
+  { route: 'transactions', label: 'Transactions' },
   { route: 'organizations', label: 'Organizations' },
   { route: 'applications', label: 'Applications' },
   { route: 'operators', label: 'Operators' },
@@ -241,6 +246,13 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const section = route[0] ?? nav[0]!.route;
   const allowed = route[0] === undefined || nav.some((item) => item.route === route[0]) || !hidden(route[0]);
   const pending = usePendingCount(session);
+  // Every printed time follows this choice (format.ts); changing it renders the views again.
+  const [zone, setZone] = useState(currentZone);
+  const switchZone = () => {
+    const next = zone === 'utc' ? 'local' : 'utc';
+    chooseZone(next);
+    setZone(next);
+  };
 
   return (
     <PendingApplicationsContext.Provider value={pending}>
@@ -254,6 +266,15 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
             <span>Travel Rule Hub</span>
           </div>
           <Who session={session} />
+          <button
+            type="button"
+            class="secondary on-dark zone-switch"
+            aria-pressed={zone === 'utc'}
+            title="Show every time in UTC instead of your local time zone"
+            onClick={switchZone}
+          >
+            Times in UTC
+          </button>
           <button type="button" class="secondary on-dark" onClick={onSignOut}>
             Sign out
           </button>
@@ -345,6 +366,8 @@ function OrgRoutes({ route }: { route: string[] }) {
       return <RulesPage />;
     case 'deliveries':
       return <DeliveryHealth />;
+    case 'counterparties':
+      return <CounterpartyDirectory />;
     case 'ivms101':
       return <Ivms101Check />;
     case 'audit':
@@ -365,6 +388,8 @@ function OperatorRoutes({ route }: { route: string[] }) {
     case undefined:
     case 'overview':
       return <OperatorOverview />;
+    case 'transactions':
+      return <OperatorTransactions filter={route[1] ?? ''} />;
     case 'organizations':
       return route[1] ? <OperatorOrganization key={route[1]} id={route[1]} /> : <OperatorOrganizations />;
     case 'applications':

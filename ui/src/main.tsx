@@ -7,6 +7,7 @@ import './styles/details.css';
 import './styles/phone.css';
 import './styles/flows.css';
 import './styles/review.css';
+import './styles/workbench.css';
 
 const root = document.getElementById('app');
 if (root) render(<Root />, root);

@@ -22,6 +22,7 @@ const EMAIL_EVENT_LABELS: Partial<Record<Email['event'], string>> = {
   'application-approved-contact': 'Approval notice',
   'application-rejected': 'Rejection',
   'endpoint-changed': 'Endpoint changed',
+  'endpoint-down': 'Endpoint down',
 };
 
 /** `endpoint-changed` → `Endpoint changed`; a kind without a label of its own reads as its name. */

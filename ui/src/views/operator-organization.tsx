@@ -1,6 +1,6 @@
 /**
- * One organization for the operator: edit any directory field and its contact address, its keys
- * (issued with a scope), its webhook secret.
+ * One organization for the operator: its transfers and delivery health, edit any directory field
+ * and its contact address, its keys (issued with a scope), its webhook secret.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { fieldErrors, type KeyScope, type Organization, unwrap } from '../api.js';
@@ -10,6 +10,7 @@ import { ErrorNote, Fact, Loading } from '../components/ui.js';
 import { WebhookSecretPanel } from '../components/webhook-secret.js';
 import { useAction, useFocusOnMount } from '../hooks.js';
 import { useAnnounce, useMay, useSession } from '../session.js';
+import { OrganizationActivity } from './operator-organization-health.js';
 
 export function OperatorOrganization({ id }: { id: string }) {
   const { client } = useSession();
@@ -36,9 +37,13 @@ export function OperatorOrganization({ id }: { id: string }) {
           <Loading what="the organization" />
         )
       ) : !mayChange ? (
-        <OrganizationFacts org={org} />
+        <>
+          <OrganizationFacts org={org} />
+          <OrganizationActivity id={org.id} />
+        </>
       ) : (
         <>
+          <OrganizationActivity id={org.id} />
           <EditOrganization org={org} onSaved={setOrg} />
           <div class="columns">
             <Keys orgId={org.id} />

@@ -1,16 +1,20 @@
 /**
- * The operator's hub-wide counters: transactions by status, the delivery queue, organizations,
- * and applications waiting for review (the count the navigation's badge shows).
+ * The operator's hub-wide counters: transactions by status (each a link to the filtered list), the
+ * transfers per day, the delivery queue, organizations, and applications waiting for review (the
+ * count the navigation's badge shows).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type HubStats, unwrap } from '../api.js';
+import { DailyChart } from '../components/daily-chart.js';
+import { LinkCounter } from '../components/link-counter.js';
 import { ErrorNote, Loading, PageHead } from '../components/ui.js';
-import { duration, STATUS_LABELS } from '../format.js';
+import { duration, formatClock, STATUS_LABELS, TRANSACTION_STATES } from '../format.js';
 import { usePoll } from '../hooks.js';
 import { href } from '../router.js';
 import { useSession } from '../session.js';
 import { Counter } from './deliveries.js';
 import { usePendingApplications } from './operator-applications.js';
+import { transactionsHref } from './operator-transactions.js';
 import { POLL_MS } from './transactions.js';
 
 export function OperatorOverview() {
@@ -35,7 +39,7 @@ export function OperatorOverview() {
     <section aria-labelledby="overview-heading">
       <PageHead id="overview-heading" title="Hub overview">
         <p class="muted small">
-          {updatedAt ? `Updated ${updatedAt.toLocaleTimeString()}; refreshes by itself.` : ''}
+          {updatedAt ? `Updated ${formatClock(updatedAt)}; refreshes by itself.` : ''}
         </p>
       </PageHead>
       <ErrorNote error={error} />
@@ -47,10 +51,19 @@ export function OperatorOverview() {
         <>
           <h2>Transactions by status</h2>
           <div class="counters">
-            {(['NEW', 'RECEIVER_NOTIFIED', 'CONFIRMED', 'DECLINED'] as const).map((s) => (
-              <Counter key={s} label={STATUS_LABELS[s] ?? s} value={stats.transactionsByStatus[s]} />
+            {TRANSACTION_STATES.map((s) => (
+              <LinkCounter
+                key={s}
+                label={STATUS_LABELS[s] ?? s}
+                value={stats.transactionsByStatus[s]}
+                href={transactionsHref({ status: s })}
+              />
             ))}
           </div>
+          <p>
+            <a href={transactionsHref({})}>Every transaction</a>
+          </p>
+          <DailyChart scope="operator" />
           <h2>Delivery queue</h2>
           <div class="counters">
             <Counter

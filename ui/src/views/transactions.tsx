@@ -11,10 +11,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Role, type TransactionSummary, unwrap } from '../api.js';
 import { Counterparty } from '../components/counterparty.js';
+import { DailyChart } from '../components/daily-chart.js';
 import { DeliveryFlag } from '../components/delivery-summary.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { useOrgNames } from '../directory.js';
-import { PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
+import { formatClock, PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
 import { usePoll } from '../hooks.js';
 import { href, routeQuery } from '../router.js';
 import { useAnnounce, useOrg } from '../session.js';
@@ -192,9 +193,10 @@ export function TransactionList({ party: role }: { party: ListParty }) {
             : role === 'beneficiary'
               ? 'Transfers other VASPs send to your customers.'
               : 'Transfers your customers send to other VASPs.'}{' '}
-          {updatedAt ? `Updated ${updatedAt.toLocaleTimeString()}; refreshes by itself.` : ''}
+          {updatedAt ? `Updated ${formatClock(updatedAt)}; refreshes by itself.` : ''}
         </p>
       </PageHead>
+      {role === 'beneficiary' ? <DailyChart scope="member" /> : null}
 
       <form
         class="filters"
