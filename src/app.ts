@@ -43,7 +43,7 @@ import { type HubApp, Problem, problems } from './http/types.js';
 import { ivms101Routes } from './ivms101/routes.js';
 import { PiiSchema } from './ivms101/schema.js';
 import { BackgroundRekey } from './keys/background.js';
-import { loadLinkKey } from './keys/link-key.js';
+import { loadHubKey, loadLinkKey } from './keys/link-key.js';
 import { rekeyRoutes } from './keys/routes.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
@@ -65,6 +65,8 @@ import { loadRulesTable } from './rules/table.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/assets.js';
 import { ExpirySweeper } from './transactions/expiry.js';
+import { NameBackfill } from './transactions/name-backfill.js';
+import { NameIndex } from './transactions/name-index.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { TransactionService } from './transactions/service.js';
 import { TravelAddresses } from './trp/addresses.js';
@@ -187,6 +189,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const rules = rulesService(config, db, directory);
   const registry = createRegistry();
   const tokens = new LinkTokens(keys, await loadLinkKey(db, keys));
+  // The customer-name blind index's key: the hub's own, so a master-key rotation keeps it (SPEC §17).
+  const names = new NameIndex(await loadHubKey(db, keys, 'name-index', 'trh/name-index'));
   const allowPrivate = config.allowPrivateEndpoints;
   const trpCallbacks = config.trp && new TrpCallbacks(config.trp.publicUrl, tokens, allowPrivate);
   const trpSender =
@@ -230,12 +234,14 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     notifyDailyLimit: config.notifyDailyLimit,
     claimHash: (ref) => tokenHash(tokens.claimToken(ref)),
     trp: () => trpBridge,
+    names,
   });
   const trpBridge: TrpBridge | undefined =
     trpCallbacks &&
     new TrpBridge({
       db,
       masterKey: keys,
+      names,
       allowPrivate,
       assets,
       callbacks: trpCallbacks,
@@ -249,19 +255,34 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const retention = new RetentionSweeper(erasure, config.retentionMs, app.log);
   // The embedded database has one owner: the serving hub re-seals itself (src/keys/background.ts).
   const rekeyJob = new BackgroundRekey(db, keys, app.log, { batchSize: 200, pauseMs: 100 });
+  const nameBackfill = new NameBackfill(db, keys, names, app.log, { batchSize: 200, pauseMs: 50 });
   const background = {
     start: async () => {
       await deliveries.worker.start();
       expiry.start();
       retention.start();
       if (config.databaseUrl === undefined) rekeyJob.start();
+      nameBackfill.start();
     },
     stop: async () => {
-      await Promise.all([deliveries.worker.stop(), expiry.stop(), retention.stop(), rekeyJob.stop()]);
+      await Promise.all([
+        deliveries.worker.stop(),
+        expiry.stop(),
+        retention.stop(),
+        rekeyJob.stop(),
+        nameBackfill.stop(),
+      ]);
     },
   };
   app.addHook('onClose', async () => {
-    await Promise.all([expiry.stop(), retention.stop(), rekeyJob.stop(), deliveries.close(), trp?.close()]);
+    await Promise.all([
+      expiry.stop(),
+      retention.stop(),
+      rekeyJob.stop(),
+      nameBackfill.stop(),
+      deliveries.close(),
+      trp?.close(),
+    ]);
     await trpSender?.close();
   });
   const unwatchDirectory = await directory.watch();
