@@ -47,7 +47,7 @@ import { PeoplePage } from './views/people.js';
 import { RulesPage } from './views/rules.js';
 import { Settings } from './views/settings.js';
 import { SignIn, type SignInRequest } from './views/sign-in.js';
-import { TransactionPage } from './views/transaction.js';
+import { TransactionRoute } from './views/transaction-ref.js';
 import { TransactionList } from './views/transactions.js';
 import { TravelAddresses } from './views/travel-addresses.js';
 
@@ -328,11 +328,11 @@ function OrgRoutes({ route }: { route: string[] }) {
   switch (route[0]) {
     case undefined:
     case 'inbox':
-      return <TransactionList party="beneficiary" />;
+      return <TransactionList key="inbox" party="beneficiary" />;
     case 'outbox':
-      return <TransactionList party="originator" />;
+      return <TransactionList key="outbox" party="originator" />;
     case 'tx':
-      return route[1] ? <TransactionPage key={route[1]} transactionRef={route[1]} /> : <NotFound />;
+      return route[1] ? <TransactionRoute key={route[1]} transactionRef={route[1]} /> : <NotFound />;
     case 'travel-addresses':
       return <TravelAddresses />;
     case 'rules':

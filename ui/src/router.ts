@@ -9,7 +9,7 @@ export function currentRoute(): string[] {
   const hash = window.location.hash;
   if (!hash.startsWith('#/')) return [];
   try {
-    return hash.slice(2).split('/').filter(Boolean).map(decodeURIComponent);
+    return hash.slice(2).split('?')[0]!.split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
     return ['not-found']; // a malformed percent-escape: no such page, rather than a blank one
   }
@@ -26,6 +26,25 @@ export function useRoute(): string[] {
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   return route;
+}
+
+/** The query of the current route (`#/inbox?q=…`): a list's filters live there. */
+export function routeQuery(): URLSearchParams {
+  const hash = window.location.hash;
+  const at = hash.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
+}
+
+/**
+ * Writes the route's query without a navigation: the address can be copied, bookmarked and
+ * reloaded with the same filters, and the view keeps its focus (no hashchange).
+ */
+export function replaceRouteQuery(query: URLSearchParams): void {
+  const hash = window.location.hash;
+  const path = hash.startsWith('#/') ? hash.split('?')[0]! : '#/';
+  const text = query.toString();
+  const next = text ? `${path}?${text}` : path;
+  if (next !== hash) window.history.replaceState(window.history.state, '', next);
 }
 
 export const href = (...parts: string[]) => `#/${parts.map(encodeURIComponent).join('/')}`;
