@@ -130,13 +130,17 @@ for (const backend of ['pglite', 'postgres'] as const) {
       await shot(analyst, `search-short-ref-${backend}`);
 
       await search.fill(ADDRESSES[2]!.toUpperCase());
-      await rows(analyst).filter({ hasText: refs[2]!.slice(0, 8) }).waitFor();
+      await rows(analyst)
+        .filter({ hasText: refs[2]!.slice(0, 8) })
+        .waitFor();
       assert.equal(await rows(analyst).count(), 1);
       assert.match(await rows(analyst).first().innerText(), /BTC-BTC/);
 
       await search.fill('');
       await analyst.getByLabel('Customer name').fill('muller odon');
-      await rows(analyst).filter({ hasText: refs[0]!.slice(0, 8) }).waitFor();
+      await rows(analyst)
+        .filter({ hasText: refs[0]!.slice(0, 8) })
+        .waitFor();
       await analyst.getByText('1 transaction match.').waitFor();
       assert.equal(await rows(analyst).count(), 1);
       await shot(analyst, `search-customer-${backend}`);
@@ -144,7 +148,9 @@ for (const backend of ['pglite', 'postgres'] as const) {
 
     it('opens a short reference from the address bar, and says so when none or no reference matches', async () => {
       await analyst.goto(`${hub.url}/ui/#/tx/${refs[2]!.slice(0, 10)}`);
-      await analyst.getByRole('heading', { name: new RegExp(`transaction ${refs[2]!.slice(0, 8)}`) }).waitFor();
+      await analyst
+        .getByRole('heading', { name: new RegExp(`transaction ${refs[2]!.slice(0, 8)}`) })
+        .waitFor();
       assert.ok(analyst.url().endsWith(`#/tx/${refs[2]}`), analyst.url());
       assert.ok(!(await analyst.content()).includes('must match format'));
 
