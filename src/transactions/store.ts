@@ -287,16 +287,19 @@ function whereOf(f: ListFilter): { where: string; params: unknown[] } {
   if (f.q !== undefined) {
     const exact = p(f.q.toLowerCase());
     const named = p(`%${escapeLike(f.q.toLowerCase())}%`);
+    const counterparties = `SELECT o.id FROM organizations o
+                WHERE o.id <> $1 AND (lower(o.name) LIKE ${named} OR lower(o.vasp_did) = ${exact})`;
     const either: string[] = [
       `lower(t.destination_address) = ${exact}`,
       `lower(t.origin_address) = ${exact}`,
       // The counterparty's DID or name, not the caller's own.
       `(t.originator_id IS DISTINCT FROM $1 AND lower(t.originator_did) = ${exact})`,
       `(t.beneficiary_id IS DISTINCT FROM $1 AND lower(t.beneficiary_did) = ${exact})`,
-      `EXISTS (SELECT 1 FROM organizations o WHERE o.id <> $1 AND o.id IN (t.originator_id, t.beneficiary_id)
-                  AND (lower(o.name) LIKE ${named} OR lower(o.vasp_did) = ${exact}))`,
-      `EXISTS (SELECT 1 FROM trp_transfers r WHERE r.transaction_ref = t.ref
-                  AND (lower(r.peer_name) LIKE ${named} OR lower(r.travel_address) = ${exact}))`,
+      // Uncorrelated: each list is made once per query, not once per row.
+      `t.originator_id IN (${counterparties})`,
+      `t.beneficiary_id IN (${counterparties})`,
+      `t.ref IN (SELECT r.transaction_ref FROM trp_transfers r
+                  WHERE lower(r.peer_name) LIKE ${named} OR lower(r.travel_address) = ${exact})`,
     ];
     if (REF_PREFIX.test(f.q)) either.unshift(`t.ref::text LIKE ${p(`${f.q.toLowerCase()}%`)}`);
     and.push(`(${either.join(' OR ')})`);
