@@ -355,6 +355,12 @@ eachBackend(
       assert.equal(left.length, 0);
       assert.deepEqual(refsOf(await list('customer=okafor')), []);
     });
+
+    it('writes no searched name to the logs', () => {
+      const logs = hub().logs.join('\n').toLowerCase();
+      assert.match(logs, /\/v1\/transactions\?\[redacted\]/, 'the searches were logged, their query masked');
+      for (const name of ['okafor', 'muller', 'smith', 'odon']) assert.ok(!logs.includes(name), name);
+    });
   },
   { SMTP_URL: smtp.url, HUB_PUBLIC_URL: 'https://hub.example' },
 );
