@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- --quick | --smoke] [--only=initiate,startup,e2e,drain,hanging,audited-reads] [--base=<checkout>]`:
+ * `npm run bench [-- --quick | --smoke] [--only=initiate,startup,e2e,drain,hanging,search,audited-reads] [--base=<checkout>]`:
  * measures the hub against baselines taken in the same run on this machine, and prints a markdown
  * table (also bench/results/latest.json). Every server runs in a child process; load comes from
  * this process; everything targets 127.0.0.1 and is bounded in time. PostgreSQL when
  * DATABASE_URL is set (each run makes fresh databases on that server and drops them), else PGlite.
  *
  * Scenarios, in this order: initiate (with its baselines, the hub's RSS and CPU), start-up,
- * end-to-end webhook latency, one worker's drain, one of ten recipients' receivers hanging. With
+ * end-to-end webhook latency, one worker's drain, one of ten recipients' receivers hanging, search and export over
+ * seeded transactions. With
  * `--base`, the regression guard instead: initiate, audited reads (`audited-reads`, guard only) and
  * drain of the other checkout's build ("before") against this one's ("after").
  * docs/benchmarks.md describes each scenario and its baseline.
@@ -21,6 +22,7 @@ import { drain } from './scenarios/drain.js';
 import { endToEnd } from './scenarios/e2e.js';
 import { hangingReceiver } from './scenarios/hanging.js';
 import { initiate } from './scenarios/initiate.js';
+import { search } from './scenarios/search.js';
 import { startup } from './scenarios/startup.js';
 
 async function main() {
@@ -53,6 +55,10 @@ async function main() {
     if (ONLY.has('hanging')) {
       await settle();
       await hangingReceiver(receiver.url);
+    }
+    if (ONLY.has('search')) {
+      await settle();
+      await search(receiver.url);
     }
   }
   await stop(receiver.child);

@@ -48,7 +48,7 @@ import { type HubApp, Problem, problems } from './http/types.js';
 import { ivms101Routes } from './ivms101/routes.js';
 import { PiiSchema } from './ivms101/schema.js';
 import { BackgroundRekey } from './keys/background.js';
-import { loadLinkKey } from './keys/link-key.js';
+import { loadHubKey, loadLinkKey } from './keys/link-key.js';
 import { rekeyRoutes } from './keys/routes.js';
 import { docsRoutes } from './operations/docs.js';
 import { adminOperationsRoutes } from './operations/routes.js';
@@ -72,6 +72,8 @@ import { loadRulesTable } from './rules/table.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/assets.js';
 import { ExpirySweeper } from './transactions/expiry.js';
+import { NameBackfill } from './transactions/name-backfill.js';
+import { NameIndex } from './transactions/name-index.js';
 import { adminOverviewRoutes, overviewRoutes } from './transactions/overview-routes.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { TransactionService } from './transactions/service.js';
@@ -195,6 +197,8 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const rules = rulesService(config, db, directory);
   const registry = createRegistry();
   const tokens = new LinkTokens(keys, await loadLinkKey(db, keys));
+  // The customer-name blind index's key: the hub's own, so a master-key rotation keeps it (SPEC §17).
+  const names = new NameIndex(await loadHubKey(db, keys, 'name-index', 'trh/name-index'));
   const allowPrivate = config.allowPrivateEndpoints;
   const trpCallbacks = config.trp && new TrpCallbacks(config.trp.publicUrl, tokens, allowPrivate);
   const trpSender =
@@ -242,12 +246,14 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     notifyDailyLimit: config.notifyDailyLimit,
     claimHash: (ref) => tokenHash(tokens.claimToken(ref)),
     trp: () => trpBridge,
+    names,
   });
   const trpBridge: TrpBridge | undefined =
     trpCallbacks &&
     new TrpBridge({
       db,
       masterKey: keys,
+      names,
       allowPrivate,
       assets,
       callbacks: trpCallbacks,
@@ -262,6 +268,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   const endpointDown = new EndpointDownNotifier(db, app.log, { afterMs: config.endpointDownAfterMs });
   // The embedded database has one owner: the serving hub re-seals itself (src/keys/background.ts).
   const rekeyJob = new BackgroundRekey(db, keys, app.log, { batchSize: 200, pauseMs: 100 });
+  const nameBackfill = new NameBackfill(db, keys, names, app.log, { batchSize: 200, pauseMs: 50 });
   const background = {
     start: async () => {
       await deliveries.worker.start();
@@ -269,6 +276,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       retention.start();
       endpointDown.start();
       if (config.databaseUrl === undefined) rekeyJob.start();
+      nameBackfill.start();
     },
     stop: async () => {
       await Promise.all([
@@ -277,6 +285,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
         retention.stop(),
         endpointDown.stop(),
         rekeyJob.stop(),
+        nameBackfill.stop(),
       ]);
     },
   };
@@ -286,6 +295,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
       retention.stop(),
       endpointDown.stop(),
       rekeyJob.stop(),
+      nameBackfill.stop(),
       deliveries.close(),
       trp?.close(),
     ]);

@@ -2,7 +2,7 @@
  * The bench's command line and environment, read once here. Every other bench module takes its
  * settings from these constants.
  *
- * Flags: `--quick` and `--smoke` (smaller scales), `--only=initiate,startup,e2e,drain,hanging` (some
+ * Flags: `--quick` and `--smoke` (smaller scales), `--only=initiate,startup,e2e,drain,hanging,search` (some
  * scenarios, each with the baselines it is compared to; with `--base` also `audited-reads`), `--base=<checkout>` (the regression
  * guard: that checkout's built hub is "before", this one's "after").
  * Environment: DATABASE_URL (PostgreSQL, else PGlite), BENCH_HUB_ENTRY (the "after" hub's entry
@@ -54,5 +54,5 @@ export const ONLY = new Set(
       ? ['initiate']
       : BASE
         ? ['initiate', 'audited-reads', 'drain']
-        : ['initiate', 'startup', 'e2e', 'drain', 'hanging']),
+        : ['initiate', 'startup', 'e2e', 'drain', 'hanging', 'search']),
 );

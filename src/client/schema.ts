@@ -6548,24 +6548,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller’s transactions, newest first, keyset-paged */
+        /**
+         * The caller’s transactions, filtered and searched, keyset-paged; or all of them as CSV
+         * @description Newest first unless `sort=oldest`, with `total`, the number of matches on all pages. `format=csv` answers `text/csv` (a header row, then every matching transaction, streamed) as an attachment. `customer` and `includePii=true` need the right to read personal data (403 otherwise).
+         */
         get: {
             parameters: {
                 query?: {
+                    /** @description The asset, in any case. */
                     asset?: string;
                     createdAfter?: string;
                     createdBefore?: string;
                     cursor?: string;
+                    /** @description A customer’s name (originator or beneficiary person, natural or legal): every word must match a word of the name, in any case and with or without diacritics. Needs the right to read personal data (keys of either scope, `analyst` and `admin` users); matches only transactions whose personal data the caller may read. */
+                    customer?: string;
                     /** @description `failing`: only transactions whose message to the counterparty is failing. */
                     delivery?: "failing";
-                    /** @description 1–100, default 50 */
+                    /** @description `csv`: every matching transaction (no paging) as a CSV file, streamed; `json` by default. */
+                    format?: "json" | "csv";
+                    /** @description CSV only: add the customers’ names. Needs the right to read personal data; the export is audited (`transaction.exported`). */
+                    includePii?: "true" | "false";
+                    /** @description 1–200, default 50 */
                     limit?: string;
+                    /** @description The greatest amount (inclusive), in whole units of the asset as a decimal string (like transactionAmount). */
+                    maxAmount?: string;
+                    /** @description The least amount (inclusive), in whole units of the asset as a decimal string (like transactionAmount). */
+                    minAmount?: string;
                     /** @description `confirm`: transfers waiting for the caller to confirm; `review`: waiting for its review (GET /v1/queue counts both). */
                     needs?: "confirm" | "review";
                     protocol?: "MAIN" | "BASIC" | "NOTIFY" | "TRP";
+                    /** @description Search, in any case: a transaction reference or its first 8+ characters (a short reference), an origin or destination address, the counterparty’s name (a part of it) or DID, a TRP peer’s name or travel address. */
+                    q?: string;
                     /** @description Only transactions whose review by the caller is in this state (never reviewed: `open`). */
                     review?: "open" | "in_review" | "cleared" | "escalated";
                     role?: "originator" | "beneficiary";
+                    /** @description By creation time; `newest` by default. */
+                    sort?: "newest" | "oldest";
                     /** @description DECLINED, CANCELLED and EXPIRED are final. */
                     status?: "NEW" | "RECEIVER_NOTIFIED" | "CONFIRMED" | "DECLINED" | "CANCELLED" | "EXPIRED";
                 };
@@ -6583,6 +6601,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             nextCursor: string | null;
+                            /** @description How many transactions the filters match, on all pages. */
+                            total: number;
                             transactions: {
                                 beneficiaryVASPdid: string | null;
                                 beneficiaryVASPid: string | null;

@@ -285,6 +285,16 @@ export function auditIdentity(request: FastifyRequest): {
   };
 }
 
+/**
+ * Whether the caller may read personal data where a route reads it only on request (a customer-name
+ * search, a CSV with names): organization keys of either scope, and users whose role has `pii` (SPEC §17).
+ */
+export function mayReadPii(request: FastifyRequest): boolean {
+  const auth = request.auth;
+  if (auth?.kind === 'org') return true;
+  return auth?.kind === 'user' && auth.organizationId !== null && roleMay(auth.role, 'pii');
+}
+
 /** The audit's actor when a person acts, else undefined (a key's actions are its organization's). */
 export function userActorOf(request: FastifyRequest): Actor | undefined {
   const auth = request.auth;

@@ -72,6 +72,8 @@ export function redactUrl(url: string): string {
   const query = decoded.indexOf('?');
   if (query >= 0 && SSO_CALLBACK.test(decoded.slice(0, query)))
     return `${decoded.slice(0, query)}?[redacted]`;
+  // A customer-name search's query holds a name: personal data (SPEC §17).
+  if (query >= 0 && /[?&]customer=/i.test(decoded)) return `${decoded.slice(0, query)}?[redacted]`;
   TOKEN_IN_PATH.lastIndex = 0;
   if (!TOKEN_IN_PATH.test(decoded)) return url;
   return decoded.replace(TOKEN_IN_PATH, '/$1/[token]');

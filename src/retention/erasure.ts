@@ -10,6 +10,7 @@ import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError, notFound } from '../http/errors.js';
 import { context as answerContext } from '../idempotency/index.js';
+import { deleteEntries } from '../transactions/name-store.js';
 import * as store from './store.js';
 
 export interface Erased {
@@ -58,6 +59,8 @@ export class Erasure {
     details: Record<string, unknown>,
   ): Promise<Erased> {
     const piiErasedAt = await store.eraseSealed(tx, t.ref);
+    // The customer-name index goes with the names it was made of.
+    await deleteEntries(tx, t.ref);
     for (const answer of await store.answersOf(tx, t.parties, t.ref)) {
       if (this.mentions(answer, t.ref)) await store.deleteAnswer(tx, answer.organizationId, answer.key);
     }

@@ -35,6 +35,8 @@ export interface Initiation {
   rules?: HeldTo;
   /** The wallet ownership proof it carries (SPEC §15). */
   walletProofId?: string;
+  /** Its customer-name index entries (name-index.ts), hex; absent: indexed later in the background. */
+  nameEntries?: string[];
 }
 
 /**
@@ -83,7 +85,7 @@ export async function insertInitiations(
  * nor decodes base64.
  */
 function inputRow(
-  { record: t, sealedPii, idempotency, claimHash, rules, walletProofId }: Initiation,
+  { record: t, sealedPii, idempotency, claimHash, rules, walletProofId, nameEntries }: Initiation,
   piiAt: number,
   o: OutboxRow,
 ): OutboxRow & ReturnType<typeof keyInput> & Record<string, unknown> {
@@ -123,6 +125,8 @@ function inputRow(
     rules_regime: rules?.regime ?? null,
     rules: rules?.rules ?? null,
     wallet_proof_id: walletProofId ?? null,
+    // One string, split by the statement: a few tokens a row, no jsonb array to take apart.
+    name_tokens: nameEntries === undefined ? null : nameEntries.join(' '),
   };
 }
 
@@ -132,7 +136,7 @@ const INSERT_INITIATIONS = `WITH input AS (
          beneficiary_vasp_id text, beneficiary_did text, asset text, asset_decimals integer, amount text,
          origin_address text, destination_address text, tx_hash text, notification_email text, inbound boolean,
          pii_at integer, pii_len integer, ${OUTBOX_INPUT_COLUMNS}, ${KEY_INPUT_COLUMNS}, ${CLAIM_INPUT_COLUMNS},
-         ${RULES_INPUT_COLUMNS}, ${WALLET_PROOF_INPUT_COLUMNS})
+         ${RULES_INPUT_COLUMNS}, ${WALLET_PROOF_INPUT_COLUMNS}, name_tokens text)
      ), ${recordKeysThen('input', 'ref', 'ok')}, lease AS (
        -- Milliseconds, as the worker's token (a Date) holds it; the same for every row.
        SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $4::float8 / 1000))
@@ -140,11 +144,16 @@ const INSERT_INITIATIONS = `WITH input AS (
      ), t AS (
        INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
          beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
-         destination_address, tx_hash, notification_email, inbound, sealed_pii)
+         destination_address, tx_hash, notification_email, inbound, sealed_pii, names_indexed)
        SELECT ref, protocol, 'NEW', originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
          beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
-         notification_email, inbound, substring($2::bytea FROM pii_at + 1 FOR pii_len)
+         notification_email, inbound, substring($2::bytea FROM pii_at + 1 FOR pii_len), name_tokens IS NOT NULL
        FROM ok
+     ), n AS (
+       -- The customer-name blind index (name-index.ts); after t, which it references.
+       INSERT INTO transaction_name_tokens (token, transaction_ref)
+       SELECT decode(tok, 'hex'), ok.ref FROM ok, unnest(string_to_array(ok.name_tokens, ' ')) AS tok
+       ON CONFLICT DO NOTHING
      ), h AS (
        INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
        SELECT ref, 'NEW', originator_id, originator_did FROM ok

@@ -20,6 +20,7 @@ import { type Idempotency, type IdempotencyKey, isRememberedRefusal } from '../i
 import type { HeldTo } from '../rules/store.js';
 import type { WalletProofSummary } from '../wallets/schemas.js';
 import * as store from './initiation-store.js';
+import type { NameIndex } from './name-index.js';
 import type { InitiateRequest, InitiateResponse } from './schemas.js';
 
 /** What other domains attach to an initiation once they checked it (SPEC §15). */
@@ -83,6 +84,8 @@ export class Initiations {
       claimHash: (ref: string) => Buffer;
       /** The TRP bridge; undefined when the hub has none (HUB_TRP_PORT unset). */
       trp: () => TrpOutbound | undefined;
+      /** The customer-name index; without it new transactions are indexed in the background. */
+      names?: NameIndex;
     },
   ) {
     // One batch at a time; on a database server the next batch goes out before this one's callers
@@ -215,6 +218,7 @@ export class Initiations {
           notificationEmail: null,
         },
         sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
+        ...this.nameEntries(body.pii),
         message: trp('trp-inquiry', ref, { transactionRef: ref }),
         ...kept(attached),
       };
@@ -253,6 +257,11 @@ export class Initiations {
     }
     for (const item of written.skipped) this.keyTaken.add(item);
     this.outbox.committed(plan, written.leaseUntil, (i) => !written.skipped.has(items[i]!));
+  }
+
+  /** The customer-name index entries written with the transaction (name-index.ts). */
+  private nameEntries(pii: unknown): Pick<store.Initiation, 'nameEntries'> {
+    return this.options.names ? { nameEntries: this.options.names.entriesOf(pii) } : {};
   }
 
   /** Resolves the parties, seals the personal data and builds the rows and the answer. */
@@ -317,6 +326,7 @@ export class Initiations {
         notificationEmail: body.notificationEmail ?? null,
       },
       sealedPii: sealPii(this.masterKey, ref, JSON.stringify(body.pii)),
+      ...this.nameEntries(body.pii),
       message,
       ...(body.protocol === 'NOTIFY' ? { claimHash: this.options.claimHash(ref) } : {}),
       ...kept(attached),

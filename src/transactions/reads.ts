@@ -2,6 +2,7 @@
  * Reads of transactions (SPEC §6): one with its history, lists, and the personal data. Only the
  * audited `/pii` read and the delivery worker ever decrypt `pii`; every other read leaves it sealed.
  */
+import { Readable } from 'node:stream';
 import { type Actor, recordAudit } from '../audit/store.js';
 import { claimProgress } from '../claims/progress.js';
 import { claimFacts } from '../claims/store.js';
@@ -9,7 +10,7 @@ import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
 import { deliverySummaries, NOT_APPLICABLE, type Summary } from '../deliveries/summary.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
-import { AppError, notFound } from '../http/errors.js';
+import { AppError, notFound, validationFailed } from '../http/errors.js';
 import {
   type Ivms101Message,
   type Ivms101Version,
@@ -17,13 +18,60 @@ import {
   render,
   withVasps,
 } from '../ivms101/message.js';
+import { csvRow, partyNames } from './csv.js';
 import type { OrgLookups } from './initiation.js';
+import { MAX_QUERY_TOKENS, type NameIndex } from './name-index.js';
 import { asParty, lockAsParty } from './party.js';
 import { type DeclineReason, openReason } from './reasons.js';
 import type { ListQuery, TransactionRead, TransactionSummary, TrpTransferInfo } from './schemas.js';
 import * as store from './store.js';
 
 const DEFAULT_PAGE = 50;
+/** Rows per query of a CSV export: small enough that the first bytes go out at once. */
+const CSV_BATCH = 500;
+
+const CSV_COLUMNS = [
+  'transactionRef',
+  'createdAt',
+  'updatedAt',
+  'status',
+  'protocol',
+  'role',
+  'asset',
+  'amount',
+  'originatorVASPdid',
+  'beneficiaryVASPdid',
+  'beneficiaryVASPid',
+  'originAddress',
+  'destinationAddress',
+  'txHash',
+  'delivery',
+  'piiErasedAt',
+];
+const CSV_PII_COLUMNS = ['originatorCustomer', 'beneficiaryCustomer'];
+
+/** The filters of an export, for its audit row: what was asked, not the customer name searched. */
+function exportedFilters(q: ListQuery): Record<string, string> {
+  const { format: _f, includePii: _i, customer, ...rest } = q;
+  return { ...(rest as Record<string, string>), ...(customer === undefined ? {} : { customer: '(a name)' }) };
+}
+
+/** The object without its undefined members (exactOptionalPropertyTypes). */
+function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as never;
+}
+
+/** Compares two decimal strings of AMOUNT_PATTERN without parsing them into floats. */
+export function compareDecimals(a: string, b: string): number {
+  const [ai = '', af = ''] = a.split('.');
+  const [bi = '', bf = ''] = b.split('.');
+  if (ai.length !== bi.length) return ai.length - bi.length;
+  if (ai !== bi) return ai < bi ? -1 : 1;
+  const width = Math.max(af.length, bf.length);
+  const x = af.padEnd(width, '0');
+  const y = bf.padEnd(width, '0');
+  return x === y ? 0 : x < y ? -1 : 1;
+}
 
 /** Who read personal data, for the audit: the key and its scope, the request and its client address. */
 /** Who read, for the audit row: a key (its id, scope, label and owner) or a signed-in person (`actor`). */
@@ -44,6 +92,7 @@ export class TransactionReads {
     private readonly db: Database,
     private readonly masterKey: SealingKeys,
     private readonly orgs: OrgLookups,
+    private readonly names?: NameIndex,
   ) {}
 
   async get(orgId: string, ref: string): Promise<TransactionRead> {
@@ -60,23 +109,18 @@ export class TransactionReads {
   async list(
     orgId: string,
     q: ListQuery,
-  ): Promise<{ transactions: TransactionSummary[]; nextCursor: string | null }> {
+  ): Promise<{ transactions: TransactionSummary[]; nextCursor: string | null; total: number }> {
+    const filter = this.filterOf(orgId, q);
     const limit = q.limit === undefined ? DEFAULT_PAGE : Number(q.limit);
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-    const rows = await store.listTransactions(this.db, {
-      organizationId: orgId,
-      role: q.role,
-      status: q.status,
-      protocol: q.protocol,
-      asset: q.asset,
-      createdAfter: q.createdAfter,
-      createdBefore: q.createdBefore,
-      after: after && { createdAt: after.at, ref: after.id },
-      limit: limit + 1,
-      deliveryFailing: q.delivery === 'failing',
-      review: q.review,
-      needs: q.needs,
-    });
+    const [rows, total] = await Promise.all([
+      store.listTransactions(this.db, filter, {
+        sort: q.sort ?? 'newest',
+        ...(after ? { after: { createdAt: after.at, ref: after.id } } : {}),
+        limit: limit + 1,
+      }),
+      store.countTransactions(this.db, filter),
+    ]);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const [deliveries, trp, notify] = await Promise.all([
@@ -90,6 +134,152 @@ export class TransactionReads {
         ...notify.get(t.ref),
       })),
       nextCursor: rows.length > limit && last ? encodeCursor(last.cursorAt, last.ref) : null,
+      total,
+    };
+  }
+
+  /**
+   * Every transaction the filters match as CSV (csv.ts), streamed a batch at a time. With
+   * `includePii` the customers' names are added where the caller may read them, and the export is
+   * audited first (the filters and the count), in the audit chain, before a byte goes out.
+   */
+  async exportCsv(
+    orgId: string,
+    q: ListQuery,
+    reader?: PiiReader,
+  ): Promise<{ filename: string; body: Readable }> {
+    const filter = this.filterOf(orgId, q);
+    const includePii = q.includePii === 'true';
+    if (includePii) {
+      const count = await store.countTransactions(this.db, filter);
+      const { actor, ...about } = reader ?? {};
+      await recordAudit(this.db, {
+        actor: actor ?? `org:${orgId}`,
+        action: 'transaction.exported',
+        subjectType: 'organization',
+        subjectId: orgId,
+        details: { format: 'csv', includePii: true, count, filters: exportedFilters(q), ...about },
+      });
+    }
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
+    return {
+      filename: `transactions-${stamp}Z.csv`,
+      body: Readable.from(this.csvLines(orgId, filter, q, includePii)),
+    };
+  }
+
+  private async *csvLines(
+    orgId: string,
+    filter: store.ListFilter,
+    q: ListQuery,
+    includePii: boolean,
+  ): AsyncGenerator<string> {
+    yield csvRow(includePii ? [...CSV_COLUMNS, ...CSV_PII_COLUMNS] : CSV_COLUMNS);
+    let after: { createdAt: string; ref: string } | undefined;
+    for (;;) {
+      const page = await store.listTransactions(this.db, filter, {
+        sort: q.sort ?? 'newest',
+        ...(after ? { after } : {}),
+        limit: CSV_BATCH,
+      });
+      if (page.length === 0) return;
+      const [deliveries, sealed] = await Promise.all([
+        deliverySummaries(this.db, page, orgId),
+        includePii
+          ? store.readSealedPiiMany(
+              this.db,
+              page.filter((t) => t.piiEntitled).map((t) => t.ref),
+            )
+          : new Map<string, Buffer>(),
+      ]);
+      let chunk = '';
+      for (const t of page) {
+        const cells: (string | null)[] = [
+          t.ref,
+          t.createdAt,
+          t.updatedAt,
+          t.status,
+          t.protocol,
+          t.originatorId === orgId ? 'originator' : 'beneficiary',
+          t.asset,
+          t.amount,
+          t.originatorDid,
+          t.beneficiaryDid,
+          t.beneficiaryVaspId,
+          t.origin,
+          t.destination,
+          t.txHash,
+          (deliveries.get(t.ref) ?? NOT_APPLICABLE).state,
+          t.piiErasedAt,
+        ];
+        if (includePii) cells.push(...this.csvNames(t.ref, sealed.get(t.ref)));
+        chunk += csvRow(cells);
+      }
+      yield chunk;
+      if (page.length < CSV_BATCH) return;
+      const last = page[page.length - 1]!;
+      after = { createdAt: last.cursorAt, ref: last.ref };
+    }
+  }
+
+  /** The customers' names of a row the caller may read the personal data of; blank otherwise. */
+  private csvNames(ref: string, sealed: Buffer | undefined): string[] {
+    if (!sealed) return ['', ''];
+    const message = normalise(JSON.parse(openPii(this.masterKey, ref, sealed))).message;
+    return [partyNames(message, 'originator'), partyNames(message, 'beneficiary')];
+  }
+
+  /** The store's filter of a list query; `customer` through the blind index (400 without letters). */
+  private filterOf(orgId: string, q: ListQuery): store.ListFilter {
+    if (
+      q.minAmount !== undefined &&
+      q.maxAmount !== undefined &&
+      compareDecimals(q.minAmount, q.maxAmount) > 0
+    ) {
+      throw validationFailed([
+        { path: '/querystring/minAmount', message: 'must not be greater than maxAmount' },
+      ]);
+    }
+    if (q.includePii !== undefined && q.format !== 'csv') {
+      throw validationFailed([{ path: '/querystring/includePii', message: 'applies to format=csv only' }]);
+    }
+    if (q.format === 'csv' && (q.cursor !== undefined || q.limit !== undefined)) {
+      throw validationFailed([
+        {
+          path: `/querystring/${q.cursor !== undefined ? 'cursor' : 'limit'}`,
+          message: 'does not apply to format=csv (it has every row)',
+        },
+      ]);
+    }
+    let customerEntries: string[] | undefined;
+    if (q.customer !== undefined) {
+      customerEntries = this.names?.queryEntries(q.customer) ?? [];
+      if (customerEntries.length === 0) {
+        throw validationFailed([{ path: '/querystring/customer', message: 'must contain a letter' }]);
+      }
+      if (customerEntries.length > MAX_QUERY_TOKENS) {
+        throw validationFailed([
+          { path: '/querystring/customer', message: `must have at most ${MAX_QUERY_TOKENS} words` },
+        ]);
+      }
+    }
+    return {
+      organizationId: orgId,
+      ...defined({
+        role: q.role,
+        status: q.status,
+        protocol: q.protocol,
+        asset: q.asset,
+        createdAfter: q.createdAfter,
+        createdBefore: q.createdBefore,
+        minAmount: q.minAmount,
+        maxAmount: q.maxAmount,
+        q: q.q,
+        customerEntries,
+        review: q.review,
+        needs: q.needs,
+      }),
+      deliveryFailing: q.delivery === 'failing',
     };
   }
 

@@ -1,7 +1,7 @@
 /** Transaction routes: parse, authorize by key, call the service, shape the answer. */
-import type { FastifyRequest } from 'fastify';
-import { auditIdentity, callerOf, orgOf, userActorOf } from '../http/auth.js';
-import { validationFailed } from '../http/errors.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { auditIdentity, callerOf, mayReadPii, orgOf, userActorOf } from '../http/auth.js';
+import { AppError, validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
 import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
@@ -177,12 +177,37 @@ export function transactionRoutes(
     {
       schema: {
         tags,
-        summary: 'The caller’s transactions, newest first, keyset-paged',
+        summary: 'The caller’s transactions, filtered and searched, keyset-paged; or all of them as CSV',
+        description:
+          'Newest first unless `sort=oldest`, with `total`, the number of matches on all pages. ' +
+          '`format=csv` answers `text/csv` (a header row, then every matching transaction, streamed) as an ' +
+          'attachment. `customer` and `includePii=true` need the right to read personal data (403 otherwise).',
         querystring: ListQuery,
-        response: { 200: TransactionList, ...problems(400) },
+        response: { 200: TransactionList, ...problems(400, 403) },
       },
     },
-    (request) => transactions.list(orgOf(request), request.query),
+    async (request, reply) => {
+      const query = request.query;
+      if ((query.customer !== undefined || query.includePii === 'true') && !mayReadPii(request)) {
+        throw new AppError(
+          'FORBIDDEN',
+          'Searching or exporting customer names needs the right to read personal data.',
+        );
+      }
+      if (query.format !== 'csv') return transactions.list(orgOf(request), query);
+      const csv = await transactions.exportCsv(orgOf(request), query, {
+        ...auditIdentity(request),
+        requestId: request.id,
+        clientAddress: request.ip,
+      });
+      (reply as FastifyReply)
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${csv.filename}"`)
+        .header('cache-control', 'no-store');
+      // Sent as it is read; resolves once the last line went out.
+      await (reply as FastifyReply).send(csv.body);
+      return undefined;
+    },
   );
 
   app.get(

@@ -240,17 +240,53 @@ export type TransactionRead = Omit<Transaction, 'review'>;
 export const TransactionList = Type.Object({
   transactions: Type.Array(TransactionSummary),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
+  total: Type.Integer({ minimum: 0, description: 'How many transactions the filters match, on all pages.' }),
 });
+
+const WholeUnits = (what: string) =>
+  Type.String({
+    maxLength: 80,
+    pattern: '^(0|[1-9][0-9]*)(\\.[0-9]+)?$',
+    description: `${what}, in whole units of the asset as a decimal string (like transactionAmount).`,
+  });
 
 export const ListQuery = Type.Object(
   {
     role: Type.Optional(Type.Enum(['originator', 'beneficiary'])),
     status: Type.Optional(Status),
     protocol: Type.Optional(Protocol),
-    asset: Type.Optional(Type.String({ maxLength: 64 })),
+    asset: Type.Optional(Type.String({ maxLength: 64, description: 'The asset, in any case.' })),
     createdAfter: Type.Optional(Type.String({ format: 'date-time' })),
     createdBefore: Type.Optional(Type.String({ format: 'date-time' })),
-    limit: Type.Optional(Type.String({ pattern: '^(?:[1-9][0-9]?|100)$', description: '1–100, default 50' })),
+    minAmount: Type.Optional(WholeUnits('The least amount (inclusive)')),
+    maxAmount: Type.Optional(WholeUnits('The greatest amount (inclusive)')),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Search, in any case: a transaction reference or its first 8+ characters (a short reference), ' +
+          'an origin or destination address, the counterparty’s name (a part of it) or DID, a TRP peer’s name ' +
+          'or travel address.',
+      }),
+    ),
+    customer: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'A customer’s name (originator or beneficiary person, natural or legal): every word must match a ' +
+          'word of the name, in any case and with or without diacritics. Needs the right to read personal data ' +
+          '(keys of either scope, `analyst` and `admin` users); matches only transactions whose personal data the ' +
+          'caller may read.',
+      }),
+    ),
+    sort: Type.Optional(
+      Type.Enum(['newest', 'oldest'], { description: 'By creation time; `newest` by default.' }),
+    ),
+    limit: Type.Optional(
+      Type.String({ pattern: '^(?:[1-9][0-9]?|1[0-9][0-9]|200)$', description: '1–200, default 50' }),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
     delivery: Type.Optional(
       Type.Enum(['failing'], {
@@ -267,6 +303,19 @@ export const ListQuery = Type.Object(
       Type.Enum(['confirm', 'review'], {
         description:
           '`confirm`: transfers waiting for the caller to confirm; `review`: waiting for its review (GET /v1/queue counts both).',
+      }),
+    ),
+    format: Type.Optional(
+      Type.Enum(['json', 'csv'], {
+        description:
+          '`csv`: every matching transaction (no paging) as a CSV file, streamed; `json` by default.',
+      }),
+    ),
+    includePii: Type.Optional(
+      Type.Enum(['true', 'false'], {
+        description:
+          'CSV only: add the customers’ names. Needs the right to read personal data; the export is audited ' +
+          '(`transaction.exported`).',
       }),
     ),
   },

@@ -14,6 +14,7 @@ import { Idempotency } from '../idempotency/index.js';
 import { TransactionCommands } from './commands.js';
 import { Initiations, lookupsIn, type OrgLookups, type TrpOutbound } from './initiation.js';
 import { Lifecycle } from './lifecycle.js';
+import type { NameIndex } from './name-index.js';
 import { lockForOutcomes } from './outcomes.js';
 import { TransactionReads } from './reads.js';
 import { TrpMoves } from './trp-moves.js';
@@ -28,6 +29,8 @@ export interface TransactionOptions {
   claimHash: (ref: string) => Buffer;
   /** The TRP bridge, once built (it is built after this service); none when HUB_TRP_PORT is unset. */
   trp?: () => TrpOutbound | undefined;
+  /** The customer-name blind index (name-index.ts), written with each new transaction. */
+  names?: NameIndex;
 }
 
 export class TransactionService implements DeliveryHooks {
@@ -46,11 +49,12 @@ export class TransactionService implements DeliveryHooks {
       notifyDailyLimit: options.notifyDailyLimit,
       claimHash: options.claimHash,
       trp: options.trp ?? (() => undefined),
+      ...(options.names ? { names: options.names } : {}),
     });
     this.commands = new TransactionCommands(this.idempotency, masterKey);
     this.lifecycle = new Lifecycle(this.idempotency, masterKey);
     this.trpMoves = new TrpMoves(this.idempotency, masterKey);
-    this.reads = new TransactionReads(db, masterKey, lookups);
+    this.reads = new TransactionReads(db, masterKey, lookups, options.names);
   }
 
   /** The Idempotency-Key fingerprint of a request (route and body). */
@@ -72,6 +76,7 @@ export class TransactionService implements DeliveryHooks {
 
   get: TransactionReads['get'] = (...args) => this.reads.get(...args);
   list: TransactionReads['list'] = (...args) => this.reads.list(...args);
+  exportCsv: TransactionReads['exportCsv'] = (...args) => this.reads.exportCsv(...args);
   readPiiAsParty: TransactionReads['readPiiAsParty'] = (...args) => this.reads.readPiiAsParty(...args);
 
   /** DeliveryHooks: the personal data for the worker's prepare stage. */

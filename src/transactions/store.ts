@@ -91,6 +91,16 @@ export async function readSealedPii(q: Queryable, ref: string): Promise<Buffer |
   return rows[0] && (rows[0].sealed_pii == null ? null : toBuffer(rows[0].sealed_pii));
 }
 
+/** The sealed personal data of many transactions (those erased or unknown are absent). */
+export async function readSealedPiiMany(q: Queryable, refs: readonly string[]): Promise<Map<string, Buffer>> {
+  if (refs.length === 0) return new Map();
+  const rows = await q.query(
+    'SELECT ref, sealed_pii FROM transactions WHERE ref = ANY ($1::uuid[]) AND sealed_pii IS NOT NULL',
+    [refs],
+  );
+  return new Map(rows.map((r) => [r.ref as string, toBuffer(r.sealed_pii)]));
+}
+
 /**
  * Moves a transaction from `from` to `to` only if it is still in `from` (a conditional
  * update: of two racing commands, exactly one wins). Returns whether it moved.
@@ -223,8 +233,13 @@ export interface ListFilter {
   asset?: string;
   createdAfter?: string;
   createdBefore?: string;
-  after?: { createdAt: string; ref: string };
-  limit: number;
+  /** Whole units, decimal strings (AMOUNT_PATTERN). */
+  minAmount?: string;
+  maxAmount?: string;
+  /** A reference or a prefix of it, an address, a counterparty's name or DID (SPEC §17 `q`). */
+  q?: string;
+  /** Customer-name index entries (hex) that must all be the transaction's (name-index.ts). */
+  customerEntries?: string[];
   /** Only transactions whose message to the counterparty is failing. */
   deliveryFailing?: boolean;
   /** The caller's review state (src/reviews/) and "needs my action" (the queue's lists). */
@@ -232,58 +247,120 @@ export interface ListFilter {
   needs?: 'confirm' | 'review';
 }
 
-/** SQL and parameters for the review filters (`review`, `needs`), numbered from `$next`; viewer `$1`. */
-function reviewFilters(f: ListFilter, next: number): { sql: string; params: unknown[] } {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (f.review !== undefined) {
-    params.push(f.review);
-    parts.push(reviewStateIs('$1::uuid', `$${next + params.length - 1}::text`));
-  }
-  if (f.needs === 'confirm') parts.push(awaitsConfirm('$1::uuid'));
-  if (f.needs === 'review') parts.push(awaitsReview('$1::uuid'));
-  return { sql: parts.map((p) => `AND ${p}`).join(' '), params };
+export interface ListPage {
+  sort: 'newest' | 'oldest';
+  after?: { createdAt: string; ref: string };
+  limit: number;
 }
 
-/** Newest first, keyset-paged on (created_at, ref); `cursorAt` is the row's exact created_at. */
+/** A short reference: the first 8 or more characters of a reference's text (hex, dashes where they fall). */
+const REF_PREFIX = /^[0-9a-f]{8}[0-9a-f-]{0,28}$/i;
+
+/**
+ * Whether the caller may see this transaction's personal data (reads.ts says the same in code):
+ * the originator always; the beneficiary once it was CONFIRMED, and an inbound TRP transfer's.
+ */
+const PII_ENTITLED = `(t.originator_id = $1 OR t.status IN ('CONFIRMED', 'DECLINED') OR t.inbound
+  OR (t.status = 'CANCELLED' AND EXISTS (SELECT 1 FROM transaction_history h
+                                          WHERE h.transaction_ref = t.ref AND h.status = 'CONFIRMED')))`;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The WHERE clause of a filter and its parameters ($1 is always the organization). */
+function whereOf(f: ListFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [f.organizationId];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const party =
+    f.role === 'originator'
+      ? 't.originator_id = $1'
+      : f.role === 'beneficiary'
+        ? 't.beneficiary_id = $1'
+        : '(t.originator_id = $1 OR t.beneficiary_id = $1)';
+  const and: string[] = [party];
+  if (f.status !== undefined) and.push(`t.status = ${p(f.status)}`);
+  if (f.protocol !== undefined) and.push(`t.protocol = ${p(f.protocol)}`);
+  if (f.asset !== undefined) and.push(`upper(t.asset) = upper(${p(f.asset)})`);
+  if (f.createdAfter !== undefined) and.push(`t.created_at >= ${p(f.createdAfter)}::timestamptz`);
+  if (f.createdBefore !== undefined) and.push(`t.created_at < ${p(f.createdBefore)}::timestamptz`);
+  if (f.minAmount !== undefined) and.push(`t.amount::numeric >= ${p(f.minAmount)}::numeric`);
+  if (f.maxAmount !== undefined) and.push(`t.amount::numeric <= ${p(f.maxAmount)}::numeric`);
+  if (f.deliveryFailing) and.push(deliveryFailing('$1::uuid'));
+  if (f.review !== undefined) and.push(reviewStateIs('$1::uuid', `${p(f.review)}::text`));
+  if (f.needs === 'confirm') and.push(awaitsConfirm('$1::uuid'));
+  if (f.needs === 'review') and.push(awaitsReview('$1::uuid'));
+  if (f.q !== undefined) {
+    const exact = p(f.q.toLowerCase());
+    const named = p(`%${escapeLike(f.q.toLowerCase())}%`);
+    const counterparties = `SELECT o.id FROM organizations o
+                WHERE o.id <> $1 AND (lower(o.name) LIKE ${named} OR lower(o.vasp_did) = ${exact})`;
+    const either: string[] = [
+      `lower(t.destination_address) = ${exact}`,
+      `lower(t.origin_address) = ${exact}`,
+      // The counterparty's DID or name, not the caller's own.
+      `(t.originator_id IS DISTINCT FROM $1 AND lower(t.originator_did) = ${exact})`,
+      `(t.beneficiary_id IS DISTINCT FROM $1 AND lower(t.beneficiary_did) = ${exact})`,
+      // Uncorrelated: each list is made once per query, not once per row.
+      `t.originator_id IN (${counterparties})`,
+      `t.beneficiary_id IN (${counterparties})`,
+      `t.ref IN (SELECT r.transaction_ref FROM trp_transfers r
+                  WHERE lower(r.peer_name) LIKE ${named} OR lower(r.travel_address) = ${exact})`,
+    ];
+    if (REF_PREFIX.test(f.q)) either.unshift(`t.ref::text LIKE ${p(`${f.q.toLowerCase()}%`)}`);
+    and.push(`(${either.join(' OR ')})`);
+  }
+  if (f.customerEntries !== undefined) {
+    and.push(`t.ref IN (SELECT n.transaction_ref FROM transaction_name_tokens n
+                        WHERE n.token IN (SELECT decode(e, 'hex') FROM unnest(${p(f.customerEntries)}::text[]) AS e)
+                        GROUP BY n.transaction_ref HAVING count(*) = ${p(f.customerEntries.length)})`);
+    and.push(PII_ENTITLED);
+  }
+  return { where: and.join('\n        AND '), params };
+}
+
+/**
+ * A page of the filtered list, newest (or oldest) first, keyset-paged on (created_at, ref);
+ * `cursorAt` is the row's exact created_at. `piiEntitled`: whether the caller may read its personal data.
+ */
 export async function listTransactions(
   q: Queryable,
   f: ListFilter,
-): Promise<(TransactionRecord & { cursorAt: string })[]> {
-  const party =
-    f.role === 'originator'
-      ? 'originator_id = $1'
-      : f.role === 'beneficiary'
-        ? 'beneficiary_id = $1'
-        : '(originator_id = $1 OR beneficiary_id = $1)';
-  const reviews = reviewFilters(f, 11);
+  page: ListPage,
+): Promise<(TransactionRecord & { cursorAt: string; piiEntitled: boolean })[]> {
+  const { where, params } = whereOf(f);
+  const desc = page.sort === 'newest';
+  let keyset = '';
+  if (page.after) {
+    params.push(page.after.createdAt, page.after.ref);
+    keyset = `AND (t.created_at, t.ref) ${desc ? '<' : '>'} ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
+  }
+  params.push(page.limit);
+  const order = desc ? 'DESC' : 'ASC';
   const rows = await q.query(
-    `SELECT ${COLUMNS}, ${exactTime('created_at')} FROM transactions t
-      WHERE ${party} ${reviews.sql}
-        AND ($2::text IS NULL OR status = $2)
-        AND ($3::text IS NULL OR protocol = $3)
-        AND ($4::text IS NULL OR upper(asset) = upper($4))
-        AND ($5::timestamptz IS NULL OR created_at >= $5)
-        AND ($6::timestamptz IS NULL OR created_at < $6)
-        AND ($7::timestamptz IS NULL OR (created_at, ref) < ($7, $8::uuid))
-        AND ($10::boolean IS NOT TRUE OR ${deliveryFailing('$1::uuid')})
-      ORDER BY created_at DESC, ref DESC
-      LIMIT $9`,
-    [
-      f.organizationId,
-      f.status ?? null,
-      f.protocol ?? null,
-      f.asset ?? null,
-      f.createdAfter ?? null,
-      f.createdBefore ?? null,
-      f.after?.createdAt ?? null,
-      f.after?.ref ?? null,
-      f.limit,
-      f.deliveryFailing ?? false,
-      ...reviews.params,
-    ],
+    `SELECT ${COLUMNS}, ${exactTime('created_at')}, ${PII_ENTITLED} AS pii_entitled FROM transactions t
+      WHERE ${where}
+        ${keyset}
+      ORDER BY t.created_at ${order}, t.ref ${order}
+      LIMIT $${params.length}`,
+    params,
   );
-  return rows.map((r) => ({ ...toRecord(r), cursorAt: r.cursor_at as string }));
+  return rows.map((r) => ({
+    ...toRecord(r),
+    cursorAt: r.cursor_at as string,
+    piiEntitled: r.pii_entitled === true,
+  }));
+}
+
+/** How many transactions the filter matches (all pages). */
+export async function countTransactions(q: Queryable, f: ListFilter): Promise<number> {
+  const { where, params } = whereOf(f);
+  const rows = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM transactions t WHERE ${where}`,
+    params,
+  );
+  return rows[0]!.n;
 }
 
 /**

@@ -21,6 +21,7 @@ import { AppError, validationFailed } from '../http/errors.js';
 import { readIvms101 } from '../ivms101/message.js';
 import { type AssetTable, assetOfTrp } from '../transactions/assets.js';
 import { insertInitiations } from '../transactions/initiation-store.js';
+import type { NameIndex } from '../transactions/name-index.js';
 import type { InitiateRequest } from '../transactions/schemas.js';
 import type { TrpTarget } from '../transactions/service.js';
 import type { PeerResolution, TrpMoves } from '../transactions/trp-moves.js';
@@ -61,6 +62,8 @@ const refusal = (status: number, error: string, problems?: TrpProblem[]): TrpAns
 export interface TrpBridgeOptions {
   db: Database;
   masterKey: SealingKeys;
+  /** The customer-name blind index (src/transactions/name-index.ts), written with inbound transfers. */
+  names?: NameIndex;
   allowPrivate: boolean;
   assets: AssetTable;
   callbacks: TrpCallbacks;
@@ -231,6 +234,7 @@ export class TrpBridge {
                 notificationEmail: null,
               },
               sealedPii: sealPii(this.o.masterKey, ref, JSON.stringify(pii)),
+              ...(this.o.names ? { nameEntries: this.o.names.entriesOf(pii) } : {}),
               message,
             },
           ],

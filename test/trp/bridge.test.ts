@@ -302,6 +302,13 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(seenByBob.destination, null);
       assert.equal(seenByBob.trp.direction, 'inbound');
       assert.match(seenByBob.trp.peer.certificateSubject, /CN=hub-a/);
+      // Both sides index the customers' names with the transfer (an inbound one may be screened at once).
+      const found = async (hub: typeof a, key: string) =>
+        (await hub.request('GET', `/v1/transactions?customer=${name}`, { key })).body.transactions.map(
+          (t: Json) => t.transactionRef,
+        );
+      assert.deepEqual(await found(b, bob.apiKey), [refB]);
+      assert.deepEqual(await found(a, alice.apiKey), [refA]);
       // The peer's /identity is read once the inquiry is in.
       await eventually(
         async () =>

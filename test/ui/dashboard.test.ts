@@ -37,6 +37,7 @@ const READ_ONLY_BUTTONS = new Set([
   'Sign out',
   'Clear filters',
   'Load more',
+  'Download CSV',
   'Show personal data',
   'Hide personal data',
 ]);

@@ -118,7 +118,10 @@ for (const backend of ['pglite', 'postgres'] as const) {
       await page.getByLabel('E-mail address').fill(email);
       await page.getByLabel('Role', { exact: true }).selectOption(role);
       await page.getByRole('button', { name: 'Send the invitation' }).click();
-      await page.getByRole('region', { name: 'Invitations waiting' }).getByText(email, { exact: true }).waitFor();
+      await page
+        .getByRole('region', { name: 'Invitations waiting' })
+        .getByText(email, { exact: true })
+        .waitFor();
     }
 
     /** The CSRF token and cookie of a page's session, as another client of the same origin gets them. */

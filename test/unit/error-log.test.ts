@@ -43,6 +43,12 @@ it('masks link and TRP tokens in logged URLs, and nothing else', () => {
   assert.equal(redactUrl('/v1/transactions/%37f0c'), '/v1/transactions/%37f0c', 'no token: as it came');
 });
 
+it('keeps a customer-name search’s query (a name) out of logged URLs, however spelled', () => {
+  assert.equal(redactUrl('/v1/transactions?customer=jane%20smith&limit=5'), '/v1/transactions?[redacted]');
+  assert.equal(redactUrl('/v1/transactions?limit=5&%63ustomer=jane'), '/v1/transactions?[redacted]');
+  assert.equal(redactUrl('/v1/transactions?q=0xabc&limit=5'), '/v1/transactions?q=0xabc&limit=5');
+});
+
 it('masks tokens whatever the percent-encoding of the URL', () => {
   const token = 'Abc_-0123456789abcdefghijklmnopqrstuvwxyzAB';
   const escaped = [...token].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');

@@ -52,7 +52,7 @@ import { QueueNav } from './views/queue.js';
 import { RulesPage } from './views/rules.js';
 import { Settings } from './views/settings.js';
 import { SignIn, type SignInRequest } from './views/sign-in.js';
-import { TransactionPage } from './views/transaction.js';
+import { TransactionRoute } from './views/transaction-ref.js';
 import { TransactionList } from './views/transactions.js';
 import { TravelAddresses } from './views/travel-addresses.js';
 
@@ -352,14 +352,13 @@ function OrgRoutes({ route }: { route: string[] }) {
   switch (route[0]) {
     case undefined:
     case 'inbox':
-      // Keyed by the whole hash: a link with other filters in its query starts the list afresh.
-      return <TransactionList key={window.location.hash} party="beneficiary" />;
+      return <TransactionList key="inbox" party="beneficiary" />;
     case 'outbox':
-      return <TransactionList key={window.location.hash} party="originator" />;
+      return <TransactionList key="outbox" party="originator" />;
     case 'queue':
-      return <TransactionList key={window.location.hash} party="any" />;
+      return <TransactionList key="queue" party="any" />;
     case 'tx':
-      return route[1] ? <TransactionPage key={route[1]} transactionRef={route[1]} /> : <NotFound />;
+      return route[1] ? <TransactionRoute key={route[1]} transactionRef={route[1]} /> : <NotFound />;
     case 'travel-addresses':
       return <TravelAddresses />;
     case 'rules':

@@ -16,7 +16,7 @@ export function currentRoute(): string[] {
   }
 }
 
-/** The current route's query (`#/inbox?review=open` → review=open). */
+/** The current route's query (`#/inbox?review=open` → review=open): a list's filters live there. */
 export function routeQuery(): URLSearchParams {
   const hash = window.location.hash;
   const at = hash.indexOf('?');
@@ -34,6 +34,18 @@ export function useRoute(): string[] {
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   return route;
+}
+
+/**
+ * Writes the route's query without a navigation: the address can be copied, bookmarked and
+ * reloaded with the same filters, and the view keeps its focus (no hashchange).
+ */
+export function replaceRouteQuery(query: URLSearchParams): void {
+  const hash = window.location.hash;
+  const path = hash.startsWith('#/') ? hash.split('?')[0]! : '#/';
+  const text = query.toString();
+  const next = text ? `${path}?${text}` : path;
+  if (next !== hash) window.history.replaceState(window.history.state, '', next);
 }
 
 export const href = (...parts: string[]) => `#/${parts.map(encodeURIComponent).join('/')}`;

@@ -1,12 +1,15 @@
 /**
- * Inbox (the organization is the beneficiary) and outbox (originator): newest first, filters
- * (among them "Delivery failing": transactions whose message to the counterparty is retrying or
- * failed), keyset paging with "Load more", and live refresh: the first page is polled and new
- * transactions are put on top and announced; known ones get their new status. A row whose
- * message does not get through carries a mark. A TRP row names its peer by host (SPEC §16).
+ * Inbox (the organization is the beneficiary) and outbox (originator): search and filters (among
+ * them "Delivery failing": transactions whose message to the counterparty is retrying or failed),
+ * all kept in the address so a list can be reloaded, bookmarked and shared; a total; page sizes up
+ * to 200 with keyset paging ("Load more"); a CSV download of the current filters; and live
+ * refresh: the first page is polled and new transactions are put on top and announced, known ones
+ * get their new status. Typed text lives in the boxes and reaches the filters a moment after the
+ * typing stops, so a refresh never rewrites a box under someone's fingers. A row whose message
+ * does not get through carries a mark. A TRP row names its peer by host (SPEC §16).
  * The caller's review state filters too (`review`), and "Needs my action" (`#/queue`) lists both
- * sides at once by what waits for the caller (`needs=confirm|review`, `delivery=failing`): the
- * lists the navigation's counts link to. Filters given in the route's query are the starting ones.
+ * sides at once by what waits for the caller (`needs=confirm|review`, failing deliveries): the
+ * lists the navigation's counts link to. The inbox shows transfers per day above the list.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { type Role, type TransactionSummary, unwrap } from '../api.js';
@@ -17,53 +20,27 @@ import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } 
 import { useOrgNames } from '../directory.js';
 import { formatClock, PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
 import { usePoll } from '../hooks.js';
-import { href, routeQuery } from '../router.js';
-import { useAnnounce, useOrg } from '../session.js';
+import { href, replaceRouteQuery, routeQuery } from '../router.js';
+import { useAnnounce, useMay, useOrg } from '../session.js';
 import { protocolLabel } from '../trp.js';
 import { REVIEW_LABELS } from './review-panel.js';
+import { CsvExport } from './transaction-export.js';
+import {
+  type Filters,
+  fromQuery,
+  hubQuery,
+  isFiltered,
+  type ListParty,
+  NO_FILTERS,
+  PAGE_SIZES,
+  type Typed,
+  toQuery,
+  typedOf,
+} from './transaction-filters.js';
 
-const PAGE_SIZE = 25;
 export const POLL_MS = 3000;
-
-interface Filters {
-  status: string;
-  protocol: string;
-  asset: string;
-  from: string;
-  to: string;
-  /** Only transactions whose message to the counterparty is retrying or failed. */
-  failing: boolean;
-  /** The caller's review state. */
-  review: string;
-  /** What waits for the caller: `confirm` or `review` (the queue). */
-  needs: string;
-}
-const NO_FILTERS: Filters = {
-  status: '',
-  protocol: '',
-  asset: '',
-  from: '',
-  to: '',
-  failing: false,
-  review: '',
-  needs: '',
-};
-
-/** The filters the route's query names (`#/queue?needs=review`, `#/inbox?review=open`). */
-function filtersFromRoute(): Filters {
-  const q = routeQuery();
-  const review = q.get('review') ?? '';
-  const needs = q.get('needs') ?? '';
-  return {
-    ...NO_FILTERS,
-    review: review in REVIEW_LABELS ? review : '',
-    needs: needs === 'confirm' || needs === 'review' ? needs : '',
-    failing: q.get('delivery') === 'failing',
-  };
-}
-
-/** Both sides at once: the "Needs my action" lists. */
-export type ListParty = Role | 'any';
+/** How long after the last keystroke typed text becomes a filter. */
+const TYPING_MS = 400;
 
 const NEEDS_TITLES: Record<string, string> = {
   confirm: 'Transfers waiting for your confirmation',
@@ -71,32 +48,15 @@ const NEEDS_TITLES: Record<string, string> = {
   failing: 'Transfers whose messages are failing',
 };
 
-function listQuery(role: ListParty, f: Filters, cursor?: string) {
-  const dayStart = (day: string, plusDays = 0) => {
-    const d = new Date(`${day}T00:00:00`);
-    d.setDate(d.getDate() + plusDays);
-    return d.toISOString();
-  };
-  return {
-    ...(role === 'any' ? {} : { role }),
-    limit: String(PAGE_SIZE),
-    ...(f.status ? { status: f.status as TransactionSummary['status'] } : {}),
-    ...(f.protocol ? { protocol: f.protocol as TransactionSummary['protocol'] } : {}),
-    ...(f.asset.trim() ? { asset: f.asset.trim().toUpperCase() } : {}),
-    ...(f.from ? { createdAfter: dayStart(f.from) } : {}),
-    ...(f.to ? { createdBefore: dayStart(f.to, 1) } : {}),
-    ...(f.failing ? { delivery: 'failing' as const } : {}),
-    ...(f.review ? { review: f.review as keyof typeof REVIEW_LABELS } : {}),
-    ...(f.needs ? { needs: f.needs as 'confirm' | 'review' } : {}),
-    ...(cursor ? { cursor } : {}),
-  };
-}
-
 export function TransactionList({ party: role }: { party: ListParty }) {
   const { client, me } = useOrg();
   const announce = useAnnounce();
   const names = useOrgNames();
-  const [filters, setFilters] = useState<Filters>(filtersFromRoute);
+  const mayPii = useMay('pii');
+  const [filters, setFilters] = useState<Filters>(() => fromQuery(routeQuery()));
+  // What the text boxes show: the filters take it over once the typing stops.
+  const [typed, setTyped] = useState<Typed>(() => typedOf(filters));
+  const [total, setTotal] = useState<number | null>(null);
   const [items, setItems] = useState<TransactionSummary[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
@@ -112,9 +72,31 @@ export function TransactionList({ party: role }: { party: ListParty }) {
         ? 'beneficiary'
         : 'originator';
   const filterKey = JSON.stringify(filters);
+  const typedKey = JSON.stringify(typed);
+  const pageSize = Number(filters.size);
 
   const page = (cursor?: string) =>
-    unwrap(client.GET('/v1/transactions', { params: { query: listQuery(role, filters, cursor) } }));
+    unwrap(
+      client.GET('/v1/transactions', {
+        params: { query: { ...hubQuery(role, filters), limit: filters.size, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+
+  useEffect(() => replaceRouteQuery(toQuery(filters)), [filterKey]);
+  // An address typed or followed (a link, Back) brings its own filters.
+  useEffect(() => {
+    const follow = () => {
+      const next = fromQuery(routeQuery());
+      setFilters(next);
+      setTyped(typedOf(next));
+    };
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  useEffect(() => {
+    const timer = window.setTimeout(() => setFilters((f) => ({ ...f, ...typed })), TYPING_MS);
+    return () => window.clearTimeout(timer);
+  }, [typedKey]);
 
   useEffect(() => {
     let live = true;
@@ -126,6 +108,7 @@ export function TransactionList({ party: role }: { party: ListParty }) {
         if (!live) return;
         setItems(p.transactions);
         setNext(p.nextCursor);
+        setTotal(p.total);
         setUpdatedAt(new Date());
       },
       (err) => live && setError(err),
@@ -143,7 +126,8 @@ export function TransactionList({ party: role }: { party: ListParty }) {
         const known = new Set(items.map((t) => t.transactionRef));
         const added = p.transactions.filter((t) => !known.has(t.transactionRef));
         const latest = new Map(p.transactions.map((t) => [t.transactionRef, t]));
-        if (added.length >= PAGE_SIZE) {
+        setTotal(p.total);
+        if (added.length >= pageSize) {
           setItems(p.transactions);
           setNext(p.nextCursor);
         } else {
@@ -182,7 +166,13 @@ export function TransactionList({ party: role }: { party: ListParty }) {
 
   const set = (field: keyof Filters) => (e: Event) =>
     setFilters({ ...filters, [field]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
-  const filtered = filterKey !== JSON.stringify(NO_FILTERS);
+  const type = (field: keyof Typed) => (e: Event) =>
+    setTyped({ ...typed, [field]: (e.currentTarget as HTMLInputElement).value });
+  const filtered = isFiltered(filters) || JSON.stringify(typed) !== JSON.stringify(typedOf(NO_FILTERS));
+  const clear = () => {
+    setFilters({ ...NO_FILTERS, sort: filters.sort, size: filters.size });
+    setTyped(typedOf(NO_FILTERS));
+  };
 
   return (
     <section aria-labelledby="list-heading">
@@ -201,8 +191,36 @@ export function TransactionList({ party: role }: { party: ListParty }) {
       <form
         class="filters"
         aria-label={`Filter the ${title.toLowerCase()}`}
-        onSubmit={(e) => e.preventDefault()}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilters({ ...filters, ...typed });
+        }}
       >
+        <div class="field field-wide">
+          <label for="f-q">Search</label>
+          <input
+            id="f-q"
+            type="search"
+            placeholder="Reference, short reference, address, counterparty name or DID"
+            value={typed.q}
+            onInput={type('q')}
+            spellcheck={false}
+          />
+        </div>
+        {mayPii ? (
+          <div class="field">
+            <label for="f-customer">Customer name</label>
+            <input
+              id="f-customer"
+              type="search"
+              placeholder="e.g. Jane Smith"
+              value={typed.customer}
+              onInput={type('customer')}
+              spellcheck={false}
+              autocomplete="off"
+            />
+          </div>
+        ) : null}
         <div class="field">
           <label for="f-status">Status</label>
           <select id="f-status" value={filters.status} onChange={set('status')}>
@@ -230,10 +248,18 @@ export function TransactionList({ party: role }: { party: ListParty }) {
           <input
             id="f-asset"
             placeholder="e.g. ETH-USDC"
-            value={filters.asset}
-            onChange={set('asset')}
+            value={typed.asset}
+            onInput={type('asset')}
             spellcheck={false}
           />
+        </div>
+        <div class="field field-narrow">
+          <label for="f-min">Min amount</label>
+          <input id="f-min" inputMode="decimal" value={typed.minAmount} onInput={type('minAmount')} />
+        </div>
+        <div class="field field-narrow">
+          <label for="f-max">Max amount</label>
+          <input id="f-max" inputMode="decimal" value={typed.maxAmount} onInput={type('maxAmount')} />
         </div>
         <div class="field">
           <label for="f-from">From</label>
@@ -278,11 +304,39 @@ export function TransactionList({ party: role }: { party: ListParty }) {
           </span>
         </div>
         <div class="field field-button">
-          <button type="button" class="secondary" disabled={!filtered} onClick={() => setFilters(NO_FILTERS)}>
+          <button type="button" class="secondary" disabled={!filtered} onClick={clear}>
             Clear filters
           </button>
         </div>
       </form>
+
+      <div class="list-bar">
+        <p class="muted" aria-live="polite">
+          {total === null || items === null
+            ? ''
+            : `${total} transaction${total === 1 ? '' : 's'}${filtered ? ' match' : ''}${
+                total > items.length ? `; showing ${items.length}` : ''
+              }.`}
+        </p>
+        <div class="field inline">
+          <label for="f-sort">Order</label>
+          <select id="f-sort" value={filters.sort} onChange={set('sort')}>
+            <option value="newest">Newest first</option>
+            <option value="oldest">Oldest first</option>
+          </select>
+        </div>
+        <div class="field inline">
+          <label for="f-size">Per page</label>
+          <select id="f-size" value={filters.size} onChange={set('size')}>
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </div>
+        <CsvExport role={role} filters={filters} />
+      </div>
 
       <ErrorNote error={error} />
       {items === null ? (

@@ -1,0 +1,41 @@
+/** SQL of the customer-name blind index (name-index.ts; migration 0021). */
+import type { Queryable } from '../db/database.js';
+import { toBuffer } from '../db/database.js';
+
+/** Transactions stored without index entries (before migration 0021), a page in `ref` order. */
+export async function unindexedPage(
+  q: Queryable,
+  limit: number,
+): Promise<{ ref: string; sealedPii: Buffer | null }[]> {
+  const rows = await q.query(
+    `SELECT ref, sealed_pii FROM transactions WHERE NOT names_indexed ORDER BY ref LIMIT $1
+       FOR UPDATE SKIP LOCKED`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    ref: r.ref as string,
+    sealedPii: r.sealed_pii == null ? null : toBuffer(r.sealed_pii),
+  }));
+}
+
+/** Writes the entries of these transactions and marks them indexed (erased ones: marked only). */
+export async function writeEntries(q: Queryable, rows: { ref: string; entries: string[] }[]): Promise<void> {
+  const input = JSON.stringify(rows.map((r) => ({ ref: r.ref, tokens: r.entries.join(' ') })));
+  await q.query(
+    `INSERT INTO transaction_name_tokens (token, transaction_ref)
+     SELECT decode(tok, 'hex'), x.ref
+       FROM jsonb_to_recordset($1::jsonb) AS x(ref uuid, tokens text), unnest(string_to_array(x.tokens, ' ')) AS tok
+     ON CONFLICT DO NOTHING`,
+    [input],
+  );
+  await q.query(
+    `UPDATE transactions SET names_indexed = true
+      WHERE ref IN (SELECT (value->>'ref')::uuid FROM jsonb_array_elements($1::jsonb))`,
+    [input],
+  );
+}
+
+/** Drops a transaction's entries, with its personal data (SPEC §14). */
+export async function deleteEntries(q: Queryable, ref: string): Promise<void> {
+  await q.query('DELETE FROM transaction_name_tokens WHERE transaction_ref = $1', [ref]);
+}
