@@ -80,14 +80,14 @@ for (const backend of ['pglite', 'postgres'] as const) {
       await panel.getByLabel('Issuer URL').fill(`${provider.issuer}/nowhere`);
       await panel.getByLabel('Client id').fill(provider.clientId);
       await panel.getByLabel('Client secret').fill(provider.clientSecret);
-      await panel.getByRole('button', { name: 'Save' }).click();
+      await panel.getByRole('button', { name: 'Set the provider' }).click();
       await panel
         .locator('#sso-issuer-error')
         .getByText(/could not be discovered/)
         .waitFor();
       await panel.getByLabel('Issuer URL').fill(provider.issuer);
       await panel.getByLabel('Client secret').fill(provider.clientSecret);
-      await panel.getByRole('button', { name: 'Save' }).click();
+      await panel.getByRole('button', { name: 'Set the provider' }).click();
       await panel.getByText('Sign-in link for your team').waitFor();
       signInUrl = ((await panel.locator('#sso-sign-in-link').textContent()) ?? '').trim();
       assert.equal(signInUrl, `${hub.url}/ui/?sso=${org.id}`);

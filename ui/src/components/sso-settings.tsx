@@ -133,7 +133,7 @@ function SsoForm({ onSaved, onCancel }: { onSaved: (s: SsoSettings) => void; onC
           type="submit"
           disabled={busy || form.issuer === '' || form.clientId === '' || form.clientSecret === ''}
         >
-          {busy ? 'Checking the provider…' : 'Save'}
+          {busy ? 'Checking the provider…' : 'Set the provider'}
         </button>
         {onCancel ? (
           <button type="button" class="secondary" onClick={onCancel}>
