@@ -144,16 +144,14 @@ const INSERT_INITIATIONS = `WITH input AS (
      ), t AS (
        INSERT INTO transactions (ref, protocol, status, originator_id, originator_did, beneficiary_id,
          beneficiary_vasp_id, beneficiary_did, asset, asset_decimals, amount, origin_address,
-         destination_address, tx_hash, notification_email, inbound, sealed_pii, names_indexed)
+         destination_address, tx_hash, notification_email, inbound, sealed_pii, names_indexed, name_tokens)
        SELECT ref, protocol, 'NEW', originator_id, originator_did, beneficiary_id, beneficiary_vasp_id,
          beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
-         notification_email, inbound, substring($2::bytea FROM pii_at + 1 FOR pii_len), name_tokens IS NOT NULL
+         notification_email, inbound, substring($2::bytea FROM pii_at + 1 FOR pii_len), name_tokens IS NOT NULL,
+         -- The customer-name blind index (name-index.ts): one array, under a GIN index (migration 0026).
+         CASE WHEN name_tokens IS NULL OR name_tokens = '' THEN NULL
+              ELSE ARRAY(SELECT decode(tok, 'hex') FROM unnest(string_to_array(name_tokens, ' ')) AS tok) END
        FROM ok
-     ), n AS (
-       -- The customer-name blind index (name-index.ts); after t, which it references.
-       INSERT INTO transaction_name_tokens (token, transaction_ref)
-       SELECT decode(tok, 'hex'), ok.ref FROM ok, unnest(string_to_array(ok.name_tokens, ' ')) AS tok
-       ON CONFLICT DO NOTHING
      ), h AS (
        INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)
        SELECT ref, 'NEW', originator_id, originator_did FROM ok

@@ -1,4 +1,4 @@
-/** SQL of the customer-name blind index (name-index.ts; migration 0021). */
+/** SQL of the customer-name blind index (name-index.ts; migrations 0021 and 0026). */
 import type { Queryable } from '../db/database.js';
 import { toBuffer } from '../db/database.js';
 
@@ -22,20 +22,16 @@ export async function unindexedPage(
 export async function writeEntries(q: Queryable, rows: { ref: string; entries: string[] }[]): Promise<void> {
   const input = JSON.stringify(rows.map((r) => ({ ref: r.ref, tokens: r.entries.join(' ') })));
   await q.query(
-    `INSERT INTO transaction_name_tokens (token, transaction_ref)
-     SELECT decode(tok, 'hex'), x.ref
-       FROM jsonb_to_recordset($1::jsonb) AS x(ref uuid, tokens text), unnest(string_to_array(x.tokens, ' ')) AS tok
-     ON CONFLICT DO NOTHING`,
-    [input],
-  );
-  await q.query(
-    `UPDATE transactions SET names_indexed = true
-      WHERE ref IN (SELECT (value->>'ref')::uuid FROM jsonb_array_elements($1::jsonb))`,
+    `UPDATE transactions t SET names_indexed = true,
+       name_tokens = CASE WHEN x.tokens = '' THEN NULL
+                          ELSE ARRAY(SELECT decode(tok, 'hex') FROM unnest(string_to_array(x.tokens, ' ')) AS tok) END
+       FROM jsonb_to_recordset($1::jsonb) AS x(ref uuid, tokens text)
+      WHERE t.ref = x.ref`,
     [input],
   );
 }
 
 /** Drops a transaction's entries, with its personal data (SPEC §14). */
 export async function deleteEntries(q: Queryable, ref: string): Promise<void> {
-  await q.query('DELETE FROM transaction_name_tokens WHERE transaction_ref = $1', [ref]);
+  await q.query('UPDATE transactions SET name_tokens = NULL WHERE ref = $1', [ref]);
 }

@@ -312,9 +312,9 @@ function whereOf(f: ListFilter): { where: string; params: unknown[] } {
     and.push(`(${either.join(' OR ')})`);
   }
   if (f.customerEntries !== undefined) {
-    and.push(`t.ref IN (SELECT n.transaction_ref FROM transaction_name_tokens n
-                        WHERE n.token IN (SELECT decode(e, 'hex') FROM unnest(${p(f.customerEntries)}::text[]) AS e)
-                        GROUP BY n.transaction_ref HAVING count(*) = ${p(f.customerEntries.length)})`);
+    and.push(
+      `t.name_tokens @> ARRAY(SELECT decode(e, 'hex') FROM unnest(${p(f.customerEntries)}::text[]) AS e)`,
+    );
     and.push(PII_ENTITLED);
   }
   return { where: and.join('\n        AND '), params };
