@@ -1,9 +1,11 @@
 /**
  * The audit trail's filters, one per query parameter of the readers: action, actor, transaction,
  * organization (the operator's reader only), and a time window (from inclusive, to exclusive, in
- * the browser's time zone). A text field applies when it is committed (Enter or leaving it), as
- * the inbox's filters do, not on every keystroke.
+ * the browser's time zone). A text field applies when it is committed (Enter or leaving it), not on
+ * every keystroke; until then what was typed is kept here, so a page or a count arriving meanwhile
+ * re-renders the form without wiping it.
  */
+import { useState } from 'preact/hooks';
 import type { AuditEvent, Organization } from '../api.js';
 
 export interface Filters {
@@ -24,6 +26,13 @@ export const NO_FILTERS: Filters = {
   to: '',
 };
 
+type Typed = Pick<Filters, 'action' | 'actor' | 'transactionRef'>;
+const typedOf = (f: Filters): Typed => ({
+  action: f.action,
+  actor: f.actor,
+  transactionRef: f.transactionRef,
+});
+
 export function AuditFilters({
   filters,
   onChange,
@@ -37,8 +46,10 @@ export function AuditFilters({
   /** Events already shown, whose actions the action field suggests. */
   actions: AuditEvent[];
 }) {
-  const set = (field: keyof Filters) => (e: Event) =>
-    onChange({ ...filters, [field]: (e.currentTarget as HTMLInputElement | HTMLSelectElement).value });
+  const [typed, setTyped] = useState<Typed>(typedOf(filters));
+  const value = (e: Event) => (e.currentTarget as HTMLInputElement | HTMLSelectElement).value;
+  const set = (field: keyof Filters) => (e: Event) => onChange({ ...filters, ...typed, [field]: value(e) });
+  const type = (field: keyof Typed) => (e: Event) => setTyped({ ...typed, [field]: value(e) });
   const known = [...new Set(actions.map((e) => e.action))].sort();
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
 
@@ -50,7 +61,8 @@ export function AuditFilters({
           id="a-action"
           list="a-action-known"
           placeholder="e.g. api_key.created"
-          value={filters.action}
+          value={typed.action}
+          onInput={type('action')}
           onChange={set('action')}
           spellcheck={false}
           autocomplete="off"
@@ -66,7 +78,8 @@ export function AuditFilters({
         <input
           id="a-actor"
           placeholder="e.g. org:<id>, operator:bootstrap"
-          value={filters.actor}
+          value={typed.actor}
+          onInput={type('actor')}
           onChange={set('actor')}
           spellcheck={false}
           autocomplete="off"
@@ -77,7 +90,8 @@ export function AuditFilters({
         <input
           id="a-transaction"
           class="mono"
-          value={filters.transactionRef}
+          value={typed.transactionRef}
+          onInput={type('transactionRef')}
           onChange={set('transactionRef')}
           spellcheck={false}
           autocomplete="off"
@@ -105,7 +119,15 @@ export function AuditFilters({
         <input id="a-to" type="datetime-local" value={filters.to} onChange={set('to')} />
       </div>
       <div class="field field-button">
-        <button type="button" class="secondary" disabled={!filtered} onClick={() => onChange(NO_FILTERS)}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!filtered}
+          onClick={() => {
+            setTyped(typedOf(NO_FILTERS));
+            onChange(NO_FILTERS);
+          }}
+        >
           Clear filters
         </button>
       </div>
