@@ -109,9 +109,10 @@ for (const backend of ['pglite', 'postgres'] as const) {
       await op.getByRole('heading', { name: 'Cancelled transactions' }).waitFor();
       assert.match(op.url(), /#\/transactions\/status=CANCELLED$/);
       const rows = op.locator('table.list tbody tr');
+      // The heading is drawn before the list arrives.
+      await rows.first().getByText('Alpha Exchange').waitFor();
       assert.equal(await rows.count(), 1);
       assert.ok(((await rows.first().textContent()) ?? '').includes(refs[0]!.slice(0, 8)));
-      await rows.first().getByText('Alpha Exchange').waitFor();
       await picture(op, 'operator-transactions-cancelled');
 
       // Expired: the same way, an empty list that says so.
