@@ -1,6 +1,6 @@
 /** The pure parts of search and export: name tokens, the blind index, CSV cells, decimal order. */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { csvCell, csvRow, partyNames } from '../../src/transactions/csv.js';
 import { customerNames, NameIndex, nameTokens } from '../../src/transactions/name-index.js';
@@ -29,9 +29,18 @@ describe('name tokens', () => {
     message.originatingVASP = {
       originatingVASP: { legalPerson: { name: { nameIdentifier: [{ legalPersonName: 'Some VASP' }] } } },
     };
+    message.originator.originatorPersons[0].naturalPerson.name[0].localNameIdentifier = [
+      { primaryIdentifier: '山田', secondaryIdentifier: '太郎', nameIdentifierType: 'LEGL' },
+    ];
     const names = customerNames(message);
     assert.ok(names.includes('Doe') && names.includes('John') && names.includes('Acme Trading GmbH'));
+    assert.ok(names.includes('山田') && names.includes('太郎'), 'local names too');
     assert.ok(!names.includes('Some VASP'));
+    const addressed = mainSample() as any;
+    addressed.originator.originatorPersons[0].naturalPerson.geographicAddress = [
+      { primaryIdentifier: 'Not A Name', addressType: 'HOME', country: 'DE' },
+    ];
+    assert.ok(!customerNames(addressed).includes('Not A Name'), 'only the elements on the way to a name');
   });
 });
 
@@ -44,6 +53,11 @@ describe('the blind index', () => {
     assert.equal(a.digest('muller'), b.digest('muller'));
     assert.notEqual(a.digest('muller'), other.digest('muller'));
     assert.match(a.digest('muller'), /^[0-9a-f]{32}$/);
+    assert.equal(
+      a.digest('muller'),
+      createHmac('sha256', key).update('muller').digest().subarray(0, 16).toString('hex'),
+      'HMAC-SHA256 cut to 16 bytes, as the stored entries are',
+    );
     assert.deepEqual(a.queryEntries('MÜLLER muller'), [a.digest('muller')]);
     assert.equal(JSON.stringify({ a }), '{"a":"[NameIndex]"}', 'the key never prints');
   });
