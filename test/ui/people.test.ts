@@ -15,26 +15,22 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { base32Decode, hotp, timeStep } from '../../src/people/totp.js';
-import { type OrgFixture, startHub, type TestHub } from '../harness.js';
+import type { OrgFixture, TestHub } from '../harness.js';
 import { invitationLink, PASSWORD, tokenOf } from '../support/people.js';
-import { eventually, Receiver } from '../support/receiver.js';
+import { eventually, type Receiver } from '../support/receiver.js';
 import { mainRequest, notifyRequest } from '../support/requests.js';
-import { decodeBody, SmtpSink } from '../support/smtp.js';
+import { decodeBody, type SmtpSink } from '../support/smtp.js';
 import {
   assertNoKeyLeaked,
   axe,
   browserSuiteSkip,
   cspViolations,
-  launchChromium,
   newPage,
-  prepareBrowserSuite,
   shot,
   signIn,
   signInAsPerson,
 } from './browser.js';
-
-/** Loopback and plain HTTP: the hub's cookie is not `Secure`, so Chromium sends it back here. */
-const PUBLIC_URL = 'http://localhost';
+import { PUBLIC_URL, startMembers, stopMembers } from './members.js';
 
 /** The TOTP code of `secret` at `offset` steps from now's. */
 const codeOf = (secret: string, offset = 0) => hotp(base32Decode(secret)!, timeStep(Date.now()) + offset);
@@ -64,25 +60,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     const watched = { requested: [] as string[], consoleErrors: [] as string[] };
 
     before(async () => {
-      prepareBrowserSuite();
-      smtp = await SmtpSink.start();
-      [hub, browser, receiver] = await Promise.all([
-        startHub(backend, { SMTP_URL: smtp.url, HUB_PUBLIC_URL: PUBLIC_URL }),
-        launchChromium(),
-        Receiver.start(),
-      ]);
-      rhein = await hub.createOrg({
-        name: 'Rhein Bank',
-        vaspDid: 'did:web:rhein-bank.example',
-        travelEndpoint: `${receiver.url}/rhein`,
-        organizationType: 'verified',
-      });
-      alpha = await hub.createOrg({
-        name: 'Alpha Exchange',
-        vaspDid: 'did:web:alpha-exchange.example',
-        travelEndpoint: `${receiver.url}/alpha`,
-        organizationType: 'verified',
-      });
+      ({ hub, browser, smtp, receiver, rhein, alpha } = await startMembers(backend));
       secrets.push(rhein.apiKey, alpha.apiKey, hub.adminKey);
       const sent = await hub.request('POST', '/v1/transactions/initiate', {
         key: alpha.apiKey,
@@ -102,10 +80,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     });
 
     after(async () => {
-      await browser?.close();
-      await receiver?.close();
-      await hub?.destroy();
-      await smtp?.close();
+      await stopMembers({ hub, browser, smtp, receiver });
     });
 
     /** The page of the e-mailed link, opened on the test hub (the link names the public URL). */

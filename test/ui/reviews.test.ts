@@ -9,27 +9,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { type OrgFixture, startHub, type TestHub } from '../harness.js';
+import type { OrgFixture, TestHub } from '../harness.js';
 import { addPerson, PASSWORD } from '../support/people.js';
-import { eventually, Receiver } from '../support/receiver.js';
+import { eventually, type Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
-import { SmtpSink } from '../support/smtp.js';
+import type { SmtpSink } from '../support/smtp.js';
 import {
   assertNoKeyLeaked,
   axe,
   browserSuiteSkip,
   cspViolations,
   DESKTOP,
-  launchChromium,
   newPage,
   PHONE,
-  prepareBrowserSuite,
   shot,
   signIn,
   signInAsPerson,
 } from './browser.js';
-
-const PUBLIC_URL = 'http://localhost';
+import { startMembers, stopMembers } from './members.js';
 
 /** Presses Tab until `name`d button has the focus (keyboard only: no click, no scripted focus). */
 async function tabTo(page: Page, name: string, limit = 120): Promise<void> {
@@ -83,25 +80,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     }
 
     before(async () => {
-      prepareBrowserSuite();
-      smtp = await SmtpSink.start();
-      [hub, browser, receiver] = await Promise.all([
-        startHub(backend, { SMTP_URL: smtp.url, HUB_PUBLIC_URL: PUBLIC_URL }),
-        launchChromium(),
-        Receiver.start(),
-      ]);
-      rhein = await hub.createOrg({
-        name: 'Rhein Bank',
-        vaspDid: 'did:web:rhein-bank.example',
-        travelEndpoint: `${receiver.url}/rhein`,
-        organizationType: 'verified',
-      });
-      alpha = await hub.createOrg({
-        name: 'Alpha Exchange',
-        vaspDid: 'did:web:alpha-exchange.example',
-        travelEndpoint: `${receiver.url}/alpha`,
-        organizationType: 'verified',
-      });
+      ({ hub, browser, smtp, receiver, rhein, alpha } = await startMembers(backend));
       analyst = await addPerson(hub, smtp, { key: rhein.apiKey }, 'analyst', {
         email: 'ann@rhein-bank.example',
       });
@@ -110,10 +89,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     after(async () => {
       assert.deepEqual(cspViolations(watched.consoleErrors), []);
       assertNoKeyLeaked([rhein.apiKey, alpha.apiKey, PASSWORD], watched.requested, hub);
-      await browser?.close();
-      await receiver?.close();
-      await hub?.destroy();
-      await smtp?.close();
+      await stopMembers({ hub, browser, smtp, receiver });
     });
 
     it('lets an analyst review a received transfer: assign, note, clear', async () => {

@@ -10,23 +10,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { type Backend, type OrgFixture, postgresProblem, startHub, type TestHub } from '../harness.js';
+import { type Backend, type OrgFixture, postgresProblem, type TestHub } from '../harness.js';
 import { addPerson, PASSWORD } from '../support/people.js';
-import { Receiver } from '../support/receiver.js';
+import type { Receiver } from '../support/receiver.js';
 import { type Json, mainRequest } from '../support/requests.js';
-import { SmtpSink } from '../support/smtp.js';
-import {
-  axe,
-  browserProblem,
-  cspViolations,
-  launchChromium,
-  newPage,
-  prepareBrowserSuite,
-  shot,
-  signInAsPerson,
-} from './browser.js';
+import type { SmtpSink } from '../support/smtp.js';
+import { axe, browserProblem, cspViolations, newPage, shot, signInAsPerson } from './browser.js';
+import { startMembers, stopMembers } from './members.js';
 
-const PUBLIC_URL = 'http://localhost';
 const skip = browserProblem();
 
 async function skipOn(backend: Backend): Promise<string | false> {
@@ -73,25 +64,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     const rows = (page: Page) => page.locator('table tbody tr');
 
     before(async () => {
-      prepareBrowserSuite();
-      smtp = await SmtpSink.start();
-      [hub, browser, receiver] = await Promise.all([
-        startHub(backend, { SMTP_URL: smtp.url, HUB_PUBLIC_URL: PUBLIC_URL }),
-        launchChromium(),
-        Receiver.start(),
-      ]);
-      alpha = await hub.createOrg({
-        name: 'Alpha Exchange',
-        vaspDid: 'did:web:alpha-exchange.example',
-        travelEndpoint: `${receiver.url}/alpha`,
-        organizationType: 'verified',
-      });
-      rhein = await hub.createOrg({
-        name: 'Rhein Bank',
-        vaspDid: 'did:web:rhein-bank.example',
-        travelEndpoint: `${receiver.url}/rhein`,
-        organizationType: 'verified',
-      });
+      ({ hub, browser, smtp, receiver, rhein, alpha } = await startMembers(backend));
       const people = [
         ['Müller-Lüdenscheidt', 'Ödön', ADDRESSES[0]!, undefined],
         ['Smith', 'Jane', ADDRESSES[1]!, undefined],
@@ -108,10 +81,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
     });
 
     after(async () => {
-      await browser?.close();
-      await receiver?.close();
-      await hub?.destroy();
-      await smtp?.close();
+      await stopMembers({ hub, browser, smtp, receiver });
     });
 
     it('finds a transfer by short reference, by address and by customer name (analyst)', async () => {
