@@ -1,7 +1,8 @@
 /**
  * The workbench's overviews in Chromium, on both databases: an operator overview card leads to its
- * filtered list (Cancelled), the chart of transfers per day with its table, an organization's
- * transfers and delivery health, a member's counterparty directory, and the UTC switch for times.
+ * filtered list (Cancelled), the chart of transfers per day with its table (redrawn when a transfer
+ * arrives in the list), an organization's transfers and delivery health, a member's counterparty
+ * directory, and the UTC switch for times.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -184,6 +185,24 @@ for (const backend of ['pglite', 'postgres'] as const) {
         await page.getByRole('button', { name: 'Times in UTC' }).getAttribute('aria-pressed'),
         'true',
       );
+    });
+
+    it('counts a transfer in the inbox’s chart once the list shows it', async () => {
+      const page = await signedIn(beta.apiKey);
+      await page.getByText(/Transfers per day \(UTC\) from .*: 3 in total/).waitFor();
+      // Beta is in Germany by now: the EU's rules want the originator's birth date and place.
+      const body = mainRequest(beta.vaspDid);
+      body.pii.originator.originatorPersons[0].naturalPerson.dateAndPlaceOfBirth = {
+        dateOfBirth: '1984-03-09',
+        placeOfBirth: 'Leipzig',
+      };
+      const sent = await hub.request('POST', '/v1/transactions/initiate', { key: alpha.apiKey, body });
+      assert.equal(sent.status, 200, sent.text);
+      await page
+        .locator('table.list tbody tr')
+        .filter({ hasText: sent.body.transactionRef.slice(0, 8) })
+        .waitFor();
+      await page.getByText(/Transfers per day \(UTC\) from .*: 4 in total/).waitFor();
     });
 
     it('fits a phone and breaks no content policy', async () => {

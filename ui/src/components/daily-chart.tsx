@@ -50,7 +50,16 @@ const dayLabel = (date: string) =>
     new Date(`${date}T00:00:00Z`),
   );
 
-export function DailyChart({ scope, orgId }: { scope: 'member' | 'operator'; orgId?: string }) {
+export function DailyChart({
+  scope,
+  orgId,
+  refreshKey,
+}: {
+  scope: 'member' | 'operator';
+  orgId?: string;
+  /** Changes when the page around it saw transfers arrive or change: the numbers are read again. */
+  refreshKey?: unknown;
+}) {
   const { client } = useSession();
   const [days, setDays] = useState('30');
   const [by, setBy] = useState<'status' | 'protocol'>('status');
@@ -69,7 +78,7 @@ export function DailyChart({ scope, orgId }: { scope: 'member' | 'operator'; org
       setStats(s as DailyStats);
       setError(null);
     }, setError);
-  }, [days, scope, orgId]);
+  }, [days, scope, orgId, refreshKey]);
 
   const keys: readonly string[] = by === 'status' ? TRANSACTION_STATES : PROTOCOLS;
   const labelOf = (k: string) => (by === 'status' ? (STATUS_LABELS[k] ?? k) : k);

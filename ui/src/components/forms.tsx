@@ -66,3 +66,34 @@ export function textBinder<F extends object>(form: F, setForm: (next: F) => void
     onInput: (e: Event) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value }),
   });
 }
+
+/** A list filter's select: "Any", then each value under its label. */
+export function FilterSelect<V extends string>({
+  id,
+  label,
+  value,
+  values,
+  labelOf = (v) => v,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  values: readonly V[];
+  labelOf?: (v: V) => string | undefined;
+  onChange: (e: Event) => void;
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value} onChange={onChange}>
+        <option value="">Any</option>
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {labelOf(v) ?? v}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../api.js';
+import { FilterSelect } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
 import { useSession } from '../session.js';
@@ -130,28 +131,21 @@ export function OperatorTransactions({ filter: text }: { filter: string }) {
         </p>
       </PageHead>
       <form class="filters" aria-label="Filter the transactions" onSubmit={(e) => e.preventDefault()}>
-        <div class="field">
-          <label for="op-f-status">Status</label>
-          <select id="op-f-status" value={filter.status ?? ''} onChange={change('status')}>
-            <option value="">Any</option>
-            {TRANSACTION_STATES.map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="op-f-protocol">Protocol</label>
-          <select id="op-f-protocol" value={filter.protocol ?? ''} onChange={change('protocol')}>
-            <option value="">Any</option>
-            {PROTOCOLS.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          id="op-f-status"
+          label="Status"
+          value={filter.status ?? ''}
+          values={TRANSACTION_STATES}
+          labelOf={(s) => STATUS_LABELS[s]}
+          onChange={change('status')}
+        />
+        <FilterSelect
+          id="op-f-protocol"
+          label="Protocol"
+          value={filter.protocol ?? ''}
+          values={PROTOCOLS}
+          onChange={change('protocol')}
+        />
       </form>
       <ErrorNote error={error} />
       {items === null ? (

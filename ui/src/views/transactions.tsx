@@ -16,6 +16,7 @@ import { type Role, type TransactionSummary, unwrap } from '../api.js';
 import { Counterparty } from '../components/counterparty.js';
 import { DailyChart } from '../components/daily-chart.js';
 import { DeliveryFlag } from '../components/delivery-summary.js';
+import { FilterSelect } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { useOrgNames } from '../directory.js';
 import { formatClock, PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
@@ -62,6 +63,8 @@ export function TransactionList({ party: role }: { party: ListParty }) {
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   const [error, setError] = useState<unknown>(null);
   const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+  /** Arrivals and status changes the refresh has seen: the chart reloads on each. */
+  const [changes, setChanges] = useState(0);
   const [loadingMore, setLoadingMore] = useState(false);
   const title = role === 'any' ? 'Needs my action' : role === 'beneficiary' ? 'Inbox' : 'Outbox';
   /** The caller's side of a row. */
@@ -126,6 +129,12 @@ export function TransactionList({ party: role }: { party: ListParty }) {
         const known = new Set(items.map((t) => t.transactionRef));
         const added = p.transactions.filter((t) => !known.has(t.transactionRef));
         const latest = new Map(p.transactions.map((t) => [t.transactionRef, t]));
+        const moved = items.some((t) => {
+          const now = latest.get(t.transactionRef);
+          return now !== undefined && now.status !== t.status;
+        });
+        // The chart counts by status: redrawn when a transfer arrives or changes status.
+        if (added.length > 0 || moved) setChanges((n) => n + 1);
         setTotal(p.total);
         if (added.length >= pageSize) {
           setItems(p.transactions);
@@ -186,7 +195,7 @@ export function TransactionList({ party: role }: { party: ListParty }) {
           {updatedAt ? `Updated ${formatClock(updatedAt)}; refreshes by itself.` : ''}
         </p>
       </PageHead>
-      {role === 'beneficiary' ? <DailyChart scope="member" /> : null}
+      {role === 'beneficiary' ? <DailyChart scope="member" refreshKey={changes} /> : null}
 
       <form
         class="filters"
@@ -221,28 +230,21 @@ export function TransactionList({ party: role }: { party: ListParty }) {
             />
           </div>
         ) : null}
-        <div class="field">
-          <label for="f-status">Status</label>
-          <select id="f-status" value={filters.status} onChange={set('status')}>
-            <option value="">Any</option>
-            {TRANSACTION_STATES.map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="f-protocol">Protocol</label>
-          <select id="f-protocol" value={filters.protocol} onChange={set('protocol')}>
-            <option value="">Any</option>
-            {PROTOCOLS.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          id="f-status"
+          label="Status"
+          value={filters.status}
+          values={TRANSACTION_STATES}
+          labelOf={(s) => STATUS_LABELS[s]}
+          onChange={set('status')}
+        />
+        <FilterSelect
+          id="f-protocol"
+          label="Protocol"
+          value={filters.protocol}
+          values={PROTOCOLS}
+          onChange={set('protocol')}
+        />
         <div class="field">
           <label for="f-asset">Asset</label>
           <input
