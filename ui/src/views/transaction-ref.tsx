@@ -77,7 +77,8 @@ function NoSuchTransfer({ what }: { what: string }) {
       </h1>
       <p>
         No transfer of yours has the reference <span class="mono">{shortRef(what)}</span>
-        {what.length > 8 ? '…' : ''}. A reference, or its first 8 characters, finds it; the search box of the{' '}
+        {/* An ellipsis ends the sentence by itself. */}
+        {what.length > 8 ? '…' : '.'} A reference, or its first 8 characters, finds it; the search box of the{' '}
         <a href="#/inbox">Inbox</a> and <a href="#/outbox">Outbox</a> also finds addresses and names.
       </p>
     </section>
