@@ -3,6 +3,7 @@
  * the chain's kept verified state for every key.
  */
 import type { FastifyReply } from 'fastify';
+import { sendAttachment } from '../http/attachment.js';
 import { orgOf } from '../http/auth.js';
 import { type HubApp, problems } from '../http/types.js';
 import { EXPORT_TYPES } from './export.js';
@@ -19,13 +20,11 @@ import type { AuditQuery, AuditService } from './service.js';
 export function auditRoutes(app: HubApp, audit: AuditService) {
   const reader = async (q: AuditQuery, reply: FastifyReply) => {
     if (q.format === undefined) return audit.page(q);
-    reply
-      .type(EXPORT_TYPES[q.format])
-      .header('content-disposition', `attachment; filename="audit.${q.format}"`)
-      .header('cache-control', 'no-store');
-    // Sent as it is read; resolves once the last line went out.
-    await reply.send(audit.export(q, q.format));
-    return undefined;
+    return sendAttachment(reply, {
+      type: EXPORT_TYPES[q.format],
+      filename: `audit.${q.format}`,
+      body: audit.export(q, q.format),
+    });
   };
 
   app.get(

@@ -2613,13 +2613,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every transaction, newest first, keyset-paged: metadata only, never personal data
-         * @description Filters: `status`, `protocol`, `orgId` (either party). `limit` 1–200 (default 50); pass `nextCursor` back as `cursor`.
+         * Every transaction, newest first, keyset-paged, or all of them as CSV: metadata only, never personal data
+         * @description Filters: `status`, `protocol`, `orgId` (either party). `limit` 1–200 (default 50); pass `nextCursor` back as `cursor`. `format=csv` answers `text/csv` (a header row, then every matching transaction, streamed) as an attachment.
          */
         get: {
             parameters: {
                 query?: {
                     cursor?: string;
+                    /** @description `csv`: every matching transaction (no paging) as a CSV file, streamed; `json` by default. */
+                    format?: "json" | "csv";
                     /** @description 1–200, default 50 */
                     limit?: string;
                     /** @description Either party is this organization. */

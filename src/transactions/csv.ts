@@ -53,3 +53,11 @@ function records(value: unknown): Record<string, unknown>[] {
   const all = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
   return all.filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object');
 }
+
+/** The media type of the CSV exports. */
+export const CSV_TYPE = 'text/csv; charset=utf-8';
+
+/** A UTC timestamp for an export's file name: `20261128T043512Z`. */
+export function fileStamp(at = new Date()): string {
+  return `${at.toISOString().replace(/[-:]/g, '').slice(0, 15)}Z`;
+}

@@ -1,8 +1,13 @@
 /** Overview routes: transfers per day (members, operator), the operator's list and per-organization counts. */
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import type { Database } from '../db/database.js';
+import { sendAttachment } from '../http/attachment.js';
 import { orgOf } from '../http/auth.js';
+import { validationFailed } from '../http/errors.js';
 import { type HubApp, problems } from '../http/types.js';
-import { adminList, dailyStats, orgCounts } from './overview.js';
+import { CSV_TYPE, fileStamp } from './csv.js';
+import { adminCsv, adminList, dailyStats, orgCounts } from './overview.js';
 import {
   AdminDailyQuery,
   AdminListQuery,
@@ -37,14 +42,32 @@ export function adminOverviewRoutes(app: HubApp, db: Database) {
     {
       schema: {
         tags,
-        summary: 'Every transaction, newest first, keyset-paged: metadata only, never personal data',
+        summary:
+          'Every transaction, newest first, keyset-paged, or all of them as CSV: metadata only, never personal data',
         description:
-          'Filters: `status`, `protocol`, `orgId` (either party). `limit` 1–200 (default 50); pass `nextCursor` back as `cursor`.',
+          'Filters: `status`, `protocol`, `orgId` (either party). `limit` 1–200 (default 50); pass `nextCursor` back as `cursor`. ' +
+          '`format=csv` answers `text/csv` (a header row, then every matching transaction, streamed) as an attachment.',
         querystring: AdminListQuery,
         response: { 200: AdminTransactionList, ...problems(400, 403) },
       },
     },
-    (request) => adminList(db, request.query),
+    async (request, reply) => {
+      const query = request.query;
+      if (query.format !== 'csv') return adminList(db, query);
+      if (query.cursor !== undefined || query.limit !== undefined) {
+        throw validationFailed([
+          {
+            path: `/querystring/${query.cursor !== undefined ? 'cursor' : 'limit'}`,
+            message: 'does not apply to format=csv (it has every row)',
+          },
+        ]);
+      }
+      return sendAttachment(reply as FastifyReply, {
+        type: CSV_TYPE,
+        filename: `hub-transactions-${fileStamp()}.csv`,
+        body: Readable.from(adminCsv(db, query)),
+      });
+    },
   );
 
   app.get(

@@ -65,6 +65,12 @@ export const AdminListQuery = Type.Object(
       Type.String({ pattern: '^(?:[1-9][0-9]?|1[0-9][0-9]|200)$', description: '1–200, default 50' }),
     ),
     cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    format: Type.Optional(
+      Type.Enum(['json', 'csv'], {
+        description:
+          '`csv`: every matching transaction (no paging) as a CSV file, streamed; `json` by default.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -18,7 +18,7 @@ import {
   render,
   withVasps,
 } from '../ivms101/message.js';
-import { csvRow, partyNames } from './csv.js';
+import { csvRow, fileStamp, partyNames } from './csv.js';
 import type { OrgLookups } from './initiation.js';
 import { MAX_QUERY_TOKENS, type NameIndex } from './name-index.js';
 import { asParty, lockAsParty } from './party.js';
@@ -161,9 +161,8 @@ export class TransactionReads {
         details: { format: 'csv', includePii: true, count, filters: exportedFilters(q), ...about },
       });
     }
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
     return {
-      filename: `transactions-${stamp}Z.csv`,
+      filename: `transactions-${fileStamp()}.csv`,
       body: Readable.from(this.csvLines(orgId, filter, q, includePii)),
     };
   }

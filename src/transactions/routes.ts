@@ -1,5 +1,6 @@
 /** Transaction routes: parse, authorize by key, call the service, shape the answer. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendAttachment } from '../http/attachment.js';
 import { auditIdentity, callerOf, mayReadPii, orgOf, userActorOf } from '../http/auth.js';
 import { AppError, validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
@@ -7,6 +8,7 @@ import { type HubApp, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
 import type { Review } from '../reviews/schemas.js';
 import type { AssetTable } from './assets.js';
+import { CSV_TYPE } from './csv.js';
 import type { Attachments } from './initiation.js';
 import {
   ApproveRequest,
@@ -200,13 +202,7 @@ export function transactionRoutes(
         requestId: request.id,
         clientAddress: request.ip,
       });
-      (reply as FastifyReply)
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${csv.filename}"`)
-        .header('cache-control', 'no-store');
-      // Sent as it is read; resolves once the last line went out.
-      await (reply as FastifyReply).send(csv.body);
-      return undefined;
+      return sendAttachment(reply as FastifyReply, { type: CSV_TYPE, ...csv });
     },
   );
 

@@ -101,6 +101,48 @@ eachBackend(
       assert.deepEqual(basic.body.transactions, []);
     });
 
+    it('exports the operator list as CSV: every match, newest first, filtered, metadata only', async () => {
+      const res = await hub().admin('GET', '/v1/admin/transactions?format=csv');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers.get('content-type'), 'text/csv; charset=utf-8');
+      assert.match(
+        res.headers.get('content-disposition') ?? '',
+        /^attachment; filename="hub-transactions-\d{8}T\d{6}Z\.csv"$/,
+      );
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      const [header, ...lines] = res.text.split('\r\n').filter((l) => l !== '');
+      assert.equal(
+        header,
+        'transactionRef,createdAt,updatedAt,status,protocol,transactionAsset,transactionAmount,' +
+          'originatorVASPid,originatorVASPdid,beneficiaryVASPid,beneficiaryVASPdid',
+      );
+      const list = await hub().admin('GET', '/v1/admin/transactions');
+      assert.deepEqual(
+        lines.map((l) => l.split(',')[0]),
+        list.body.transactions.map((t: { transactionRef: string }) => t.transactionRef),
+        'the list’s rows, in its order',
+      );
+      const cancelledLine = lines.find((l) => l.startsWith(refs[0]!))!.split(',');
+      assert.equal(cancelledLine[3], 'CANCELLED');
+      assert.equal(cancelledLine[8], a.vaspDid);
+      for (const name of names) assert.ok(!res.text.includes(name), 'no personal data in the export');
+
+      const ofC = await hub().admin('GET', `/v1/admin/transactions?format=csv&orgId=${c.id}`);
+      assert.deepEqual(
+        ofC.text
+          .split('\r\n')
+          .slice(1)
+          .filter((l) => l !== '')
+          .map((l) => l.split(',')[0]),
+        [refs[3]],
+      );
+      const paged = await hub().admin('GET', '/v1/admin/transactions?format=csv&limit=10');
+      assert.equal(paged.status, 400);
+      assert.match(paged.text, /does not apply to format=csv/);
+      const asMember = await hub().request('GET', '/v1/admin/transactions?format=csv', { key: a.apiKey });
+      assert.equal(asMember.status, 403, asMember.text);
+    });
+
     it('pages the operator list by keyset cursor', async () => {
       const seen: string[] = [];
       let cursor: string | null = null;

@@ -5,6 +5,7 @@
  * directory, and the UTC switch for times.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { type OrgFixture, postgresProblem, startHub, type TestHub } from '../harness.js';
@@ -115,6 +116,16 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(await rows.count(), 1);
       assert.ok(((await rows.first().textContent()) ?? '').includes(refs[0]!.slice(0, 8)));
       await picture(op, 'operator-transactions-cancelled');
+      // Download CSV: the filtered list in full, as the hub's export has it.
+      const saved = op.waitForEvent('download');
+      await op.getByRole('button', { name: 'Download CSV' }).click();
+      const file = await saved;
+      assert.match(file.suggestedFilename(), /^hub-transactions-\d{4}-\d{2}-\d{2}\.csv$/);
+      const csv = readFileSync((await file.path())!, 'utf8');
+      const api = await hub.admin('GET', '/v1/admin/transactions?status=CANCELLED&format=csv');
+      assert.equal(csv, api.text);
+      assert.equal(csv.split('\r\n').filter((l) => l !== '').length, 2, 'the header and the cancelled one');
+      assert.ok(csv.includes(refs[0]!));
 
       // Expired: the same way, an empty list that says so.
       await op.goto(`${hub.url}/ui/#/overview`);

@@ -11,6 +11,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type AuditEvent, type Organization, unwrap } from '../api.js';
 import { ChainState } from '../components/chain-state.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, Time } from '../components/ui.js';
+import { saveBlob } from '../download.js';
 import { shortRef } from '../format.js';
 import { useAction } from '../hooks.js';
 import { href } from '../router.js';
@@ -58,19 +59,6 @@ function readExport(session: Session, f: Filters, format: ExportFormat): Promise
         }),
       )
     : unwrap(session.client.GET('/v1/audit', { params: { query }, parseAs: 'blob' }));
-}
-
-/** Hands `blob` to the browser as a download named `name`. */
-function save(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has its own reference by now; the object URL only has to outlive the click.
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 export function AuditTrail() {
@@ -132,7 +120,7 @@ export function AuditTrail() {
     download.run(async () => {
       const blob = await readExport(session, filters, format);
       const name = `audit-trail-${new Date().toISOString().slice(0, 10)}.${format}`;
-      save(blob, name);
+      saveBlob(blob, name);
       announce(`Downloaded ${name}.`);
     });
 

@@ -1,14 +1,17 @@
 /**
  * The operator's transaction list (issue 35): every transaction's metadata, never personal data,
  * newest first, keyset-paged. Its filters live in the address (`#/transactions/status=CANCELLED&orgId=…`),
- * so that each card of the overview links to its filtered list and a reload keeps it.
+ * so that each card of the overview links to its filtered list and a reload keeps it. Download CSV
+ * saves every transaction the filters select (`format=csv`).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../api.js';
 import { FilterSelect } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
+import { saveBlob } from '../download.js';
 import { PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
-import { useSession } from '../session.js';
+import { useAction } from '../hooks.js';
+import { useAnnounce, useSession } from '../session.js';
 
 const PAGE_SIZE = '50';
 
@@ -69,6 +72,8 @@ export function OperatorTransactions({ filter: text }: { filter: string }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [names, setNames] = useState<Map<string, string>>(new Map());
+  const download = useAction();
+  const announce = useAnnounce();
   const key = transactionsHref(filter);
 
   const page = (cursor?: string) =>
@@ -107,6 +112,18 @@ export function OperatorTransactions({ filter: text }: { filter: string }) {
       setBusy(false);
     }
   };
+
+  const downloadCsv = () =>
+    download.run(async () => {
+      const blob = await unwrap(
+        client.GET('/v1/admin/transactions', {
+          params: { query: { ...filter, format: 'csv' } },
+          parseAs: 'blob',
+        }),
+      );
+      saveBlob(blob as unknown as Blob, `hub-transactions-${new Date().toISOString().slice(0, 10)}.csv`);
+      announce('Downloaded the transactions as CSV.');
+    });
 
   const change = (field: 'status' | 'protocol') => (e: Event) => {
     const value = (e.currentTarget as HTMLSelectElement).value;
@@ -147,6 +164,13 @@ export function OperatorTransactions({ filter: text }: { filter: string }) {
           onChange={change('protocol')}
         />
       </form>
+      <div class="export">
+        <button type="button" class="secondary" onClick={downloadCsv} disabled={download.busy}>
+          {download.busy ? 'Preparing CSV…' : 'Download CSV'}
+        </button>
+        <span class="muted small">Every transaction these filters select, metadata only.</span>
+      </div>
+      <ErrorNote error={download.error} prefix="Export failed:" />
       <ErrorNote error={error} />
       {items === null ? (
         error ? null : (

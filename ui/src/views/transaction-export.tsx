@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { HubProblem } from '../api.js';
 import { ErrorNote } from '../components/ui.js';
+import { attachmentName, saveBlob } from '../download.js';
 import { useMay, useOrg } from '../session.js';
 import { type Filters, hubQuery, type ListParty } from './transaction-filters.js';
 
@@ -41,15 +42,7 @@ export function CsvExport({ role, filters }: { role: ListParty; filters: Filters
         }
         throw new HubProblem(response.status, problem as never);
       }
-      const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
-      const url = URL.createObjectURL(data as unknown as Blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = name ?? 'transactions.csv';
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      saveBlob(data as unknown as Blob, attachmentName(response, 'transactions.csv'));
     } catch (err) {
       setError(err);
     } finally {
