@@ -4,6 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { fieldErrors } from '../api.js';
+import { PROTOCOLS, STATUS_LABELS, TRANSACTION_STATES } from '../format.js';
 import { ErrorNote } from './ui.js';
 
 /** What a field hands its control: its id and the ARIA state pointing at the hint and error. */
@@ -95,5 +96,38 @@ export function FilterSelect<V extends string>({
         ))}
       </select>
     </div>
+  );
+}
+
+/** The Status and Protocol filters of a transaction list (`<idPrefix>-status`, `<idPrefix>-protocol`). */
+export function StatusProtocolFilters({
+  idPrefix,
+  status,
+  protocol,
+  onChange,
+}: {
+  idPrefix: string;
+  status: string;
+  protocol: string;
+  onChange: (field: 'status' | 'protocol') => (e: Event) => void;
+}) {
+  return (
+    <>
+      <FilterSelect
+        id={`${idPrefix}-status`}
+        label="Status"
+        value={status}
+        values={TRANSACTION_STATES}
+        labelOf={(s) => STATUS_LABELS[s]}
+        onChange={onChange('status')}
+      />
+      <FilterSelect
+        id={`${idPrefix}-protocol`}
+        label="Protocol"
+        value={protocol}
+        values={PROTOCOLS}
+        onChange={onChange('protocol')}
+      />
+    </>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../api.js';
-import { FilterSelect } from '../components/forms.js';
+import { StatusProtocolFilters } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { saveBlob } from '../download.js';
 import { PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
@@ -148,20 +148,11 @@ export function OperatorTransactions({ filter: text }: { filter: string }) {
         </p>
       </PageHead>
       <form class="filters" aria-label="Filter the transactions" onSubmit={(e) => e.preventDefault()}>
-        <FilterSelect
-          id="op-f-status"
-          label="Status"
-          value={filter.status ?? ''}
-          values={TRANSACTION_STATES}
-          labelOf={(s) => STATUS_LABELS[s]}
-          onChange={change('status')}
-        />
-        <FilterSelect
-          id="op-f-protocol"
-          label="Protocol"
-          value={filter.protocol ?? ''}
-          values={PROTOCOLS}
-          onChange={change('protocol')}
+        <StatusProtocolFilters
+          idPrefix="op-f"
+          status={filter.status ?? ''}
+          protocol={filter.protocol ?? ''}
+          onChange={change}
         />
       </form>
       <div class="export">

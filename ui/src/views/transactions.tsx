@@ -16,10 +16,10 @@ import { type Role, type TransactionSummary, unwrap } from '../api.js';
 import { Counterparty } from '../components/counterparty.js';
 import { DailyChart } from '../components/daily-chart.js';
 import { DeliveryFlag } from '../components/delivery-summary.js';
-import { FilterSelect } from '../components/forms.js';
+import { StatusProtocolFilters } from '../components/forms.js';
 import { ErrorNote, ListTable, Loading, LoadMore, PageHead, StatusBadge, Time } from '../components/ui.js';
 import { useOrgNames } from '../directory.js';
-import { formatClock, PROTOCOLS, STATUS_LABELS, shortRef, TRANSACTION_STATES } from '../format.js';
+import { formatClock, shortRef } from '../format.js';
 import { usePoll } from '../hooks.js';
 import { href, replaceRouteQuery, routeQuery } from '../router.js';
 import { useAnnounce, useMay, useOrg } from '../session.js';
@@ -230,20 +230,11 @@ export function TransactionList({ party: role }: { party: ListParty }) {
             />
           </div>
         ) : null}
-        <FilterSelect
-          id="f-status"
-          label="Status"
-          value={filters.status}
-          values={TRANSACTION_STATES}
-          labelOf={(s) => STATUS_LABELS[s]}
-          onChange={set('status')}
-        />
-        <FilterSelect
-          id="f-protocol"
-          label="Protocol"
-          value={filters.protocol}
-          values={PROTOCOLS}
-          onChange={set('protocol')}
+        <StatusProtocolFilters
+          idPrefix="f"
+          status={filters.status}
+          protocol={filters.protocol}
+          onChange={set}
         />
         <div class="field">
           <label for="f-asset">Asset</label>
