@@ -6,44 +6,22 @@
  * authenticator apps read from a QR code. Pure: time comes in as an argument.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { base32nopad } from '@scure/base';
 
 export const TOTP = { digits: 6, periodSeconds: 30, window: 1, algorithm: 'SHA1' } as const;
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
+/** Base32 (RFC 4648 alphabet) without padding, as authenticator apps take a secret. */
 export function base32Encode(bytes: Uint8Array): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
-  return out;
+  return base32nopad.encode(bytes);
 }
 
 /** Base32 without padding, spaces or case mattering; undefined for anything else. */
 export function base32Decode(text: string): Buffer | undefined {
-  const clean = text.replace(/[\s=]/g, '').toUpperCase();
-  const out: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const c of clean) {
-    const i = ALPHABET.indexOf(c);
-    if (i < 0) return undefined;
-    value = ((value << 5) | i) & 0xffff;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
+  try {
+    return Buffer.from(base32nopad.decode(text.replace(/[\s=]/g, '').toUpperCase()));
+  } catch {
+    return undefined;
   }
-  return Buffer.from(out);
 }
 
 /** A new secret, base32. */

@@ -46,6 +46,8 @@ it('round-trips base32 (RFC 4648 test vectors)', () => {
     assert.equal(base32Encode(Buffer.from(plain)), encoded);
     assert.equal(base32Decode(encoded)!.toString(), plain);
   }
+  assert.equal(base32Decode('mzxw 6ytb oi')!.toString(), 'foobar', 'case and spaces do not matter');
+  assert.equal(base32Decode('MZXW6YTBOI======')!.toString(), 'foobar', 'padding is ignored');
   assert.equal(base32Decode('not base32!'), undefined);
 });
 
