@@ -5,7 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import { sendAttachment } from '../http/attachment.js';
 import { orgOf } from '../http/auth.js';
-import { type HubApp, problems } from '../http/types.js';
+import { type HubApp, jsonOrExport, problems } from '../http/types.js';
 import { EXPORT_TYPES } from './export.js';
 import {
   AdminAuditQuery,
@@ -35,7 +35,7 @@ export function auditRoutes(app: HubApp, audit: AuditService) {
         summary:
           'The audit trail, newest first, filtered and keyset-paged; format=jsonl|csv streams an export',
         querystring: AdminAuditQuery,
-        response: { 200: AuditPage, ...problems(400) },
+        response: { 200: jsonOrExport(AuditPage, ['jsonl', 'csv']), ...problems(400) },
       },
     },
     (request, reply) => reader(request.query, reply),
@@ -72,7 +72,7 @@ export function auditRoutes(app: HubApp, audit: AuditService) {
         tags: ['directory'],
         summary: 'Audit events about the calling organization and its transactions; format=jsonl|csv exports',
         querystring: OrgAuditQuery,
-        response: { 200: AuditPage, ...problems(400) },
+        response: { 200: jsonOrExport(AuditPage, ['jsonl', 'csv']), ...problems(400) },
       },
     },
     (request, reply) => reader({ ...request.query, organizationId: orgOf(request) }, reply),

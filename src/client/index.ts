@@ -12,7 +12,12 @@ export type { components, paths, webhooks } from './schema.js';
 export type WebhookBody<E extends keyof webhooks> =
   operations[`webhook-${E}`]['requestBody']['content']['application/json'];
 export type Problem = components['schemas']['Problem'];
-export type HubClient = Client<paths>;
+/**
+ * The media types the client's answers are typed by: JSON and problem+json. An export (`format=csv`
+ * or `jsonl`) is read with `parseAs: 'blob'` or `'text'` and typed as such.
+ */
+type Json = `${string}/${string}json`;
+export type HubClient = Client<paths, Json>;
 
 export interface HubClientOptions {
   /** The hub's base URL, e.g. http://127.0.0.1:8080 */
@@ -23,7 +28,10 @@ export interface HubClientOptions {
 }
 
 export function createHubClient(options: HubClientOptions): HubClient {
-  const client = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: options.fetch });
+  const client = createClient<paths, Json>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: options.fetch,
+  });
   client.use({
     onRequest({ request }) {
       request.headers.set('x-api-key', options.apiKey);

@@ -606,7 +606,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description JSON; with `format=jsonl` or `format=csv`, a file to save */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -636,6 +636,8 @@ export interface paths {
                             }[];
                             nextCursor: string | null;
                         };
+                        "application/jsonl": string;
+                        "text/csv": string;
                     };
                 };
                 /** @description Validation failed (VALIDATION_FAILED) */
@@ -2636,7 +2638,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description JSON; with `format=csv`, a file to save */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2670,6 +2672,7 @@ export interface paths {
                                 updatedAt: string;
                             }[];
                         };
+                        "text/csv": string;
                     };
                 };
                 /** @description Validation failed (VALIDATION_FAILED) */
@@ -3913,7 +3916,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description JSON; with `format=jsonl` or `format=csv`, a file to save */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3943,6 +3946,8 @@ export interface paths {
                             }[];
                             nextCursor: string | null;
                         };
+                        "application/jsonl": string;
+                        "text/csv": string;
                     };
                 };
                 /** @description Validation failed (VALIDATION_FAILED) */
@@ -6595,7 +6600,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description JSON; with `format=csv`, a file to save */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6724,6 +6729,7 @@ export interface paths {
                                 updatedAt: string;
                             }[];
                         };
+                        "text/csv": string;
                     };
                 };
                 /** @description Validation failed (VALIDATION_FAILED) */

@@ -7,7 +7,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { ERRORS } from './errors.js';
 
 export type HubApp = FastifyInstance<
@@ -71,4 +71,25 @@ export function problems(...statuses: number[]) {
       },
     ]),
   );
+}
+
+/**
+ * Documents a 200 that is JSON, or with `format=csv` (and, where `jsonl` is listed, `format=jsonl`)
+ * a streamed attachment: CSV is a header row, then a row per item (RFC 4180); JSON Lines an object
+ * per line.
+ */
+export function jsonOrExport<T extends TSchema>(json: T, formats: readonly ('csv' | 'jsonl')[] = ['csv']) {
+  const files = {
+    csv: ['text/csv', 'With `format=csv`: a header row, then a row per item (RFC 4180).'],
+    jsonl: ['application/jsonl', 'With `format=jsonl`: one JSON object per line.'],
+  } as const;
+  return {
+    description: `JSON; with ${formats.map((f) => `\`format=${f}\``).join(' or ')}, a file to save`,
+    content: {
+      'application/json': { schema: json },
+      ...Object.fromEntries(
+        formats.map((f) => [files[f][0], { schema: Type.String({ description: files[f][1] }) }]),
+      ),
+    },
+  };
 }

@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { sendAttachment } from '../http/attachment.js';
 import { orgOf } from '../http/auth.js';
 import { validationFailed } from '../http/errors.js';
-import { type HubApp, problems } from '../http/types.js';
+import { type HubApp, jsonOrExport, problems } from '../http/types.js';
 import { CSV_TYPE, fileStamp } from './csv.js';
 import { adminCsv, adminList, dailyStats, orgCounts } from './overview.js';
 import {
@@ -48,7 +48,7 @@ export function adminOverviewRoutes(app: HubApp, db: Database) {
           'Filters: `status`, `protocol`, `orgId` (either party). `limit` 1–200 (default 50); pass `nextCursor` back as `cursor`. ' +
           '`format=csv` answers `text/csv` (a header row, then every matching transaction, streamed) as an attachment.',
         querystring: AdminListQuery,
-        response: { 200: AdminTransactionList, ...problems(400, 403) },
+        response: { 200: jsonOrExport(AdminTransactionList), ...problems(400, 403) },
       },
     },
     async (request, reply) => {

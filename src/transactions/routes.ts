@@ -4,7 +4,7 @@ import { sendAttachment } from '../http/attachment.js';
 import { auditIdentity, callerOf, mayReadPii, orgOf, userActorOf } from '../http/auth.js';
 import { AppError, validationFailed } from '../http/errors.js';
 import { fieldProblems } from '../http/problem.js';
-import { type HubApp, problems } from '../http/types.js';
+import { type HubApp, jsonOrExport, problems } from '../http/types.js';
 import type { IdempotencyKey } from '../idempotency/index.js';
 import type { Review } from '../reviews/schemas.js';
 import type { AssetTable } from './assets.js';
@@ -185,7 +185,7 @@ export function transactionRoutes(
           '`format=csv` answers `text/csv` (a header row, then every matching transaction, streamed) as an ' +
           'attachment. `customer` and `includePii=true` need the right to read personal data (403 otherwise).',
         querystring: ListQuery,
-        response: { 200: TransactionList, ...problems(400, 403) },
+        response: { 200: jsonOrExport(TransactionList), ...problems(400, 403) },
       },
     },
     async (request, reply) => {
