@@ -54,6 +54,9 @@ function records(value: unknown): Record<string, unknown>[] {
   return all.filter((v): v is Record<string, unknown> => v !== null && typeof v === 'object');
 }
 
+/** Rows per query of a CSV export: small enough that the first bytes go out at once. */
+export const CSV_BATCH = 500;
+
 /** The media type of the CSV exports. */
 export const CSV_TYPE = 'text/csv; charset=utf-8';
 

@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../db/database.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
-import { csvRow } from './csv.js';
+import { CSV_BATCH, csvRow } from './csv.js';
 import type {
   AdminListQuery,
   AdminTransaction,
@@ -18,8 +18,6 @@ import * as store from './store.js';
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;
 const DEFAULT_PAGE = 50;
-/** Rows the CSV export reads at a time. */
-const CSV_BATCH = 500;
 
 /** `days` UTC days ending with the one `now` falls in, each with its counts (zero when none). Pure. */
 export function zeroFilledDays(

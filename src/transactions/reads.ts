@@ -18,7 +18,7 @@ import {
   render,
   withVasps,
 } from '../ivms101/message.js';
-import { csvRow, fileStamp, partyNames } from './csv.js';
+import { CSV_BATCH, csvRow, fileStamp, partyNames } from './csv.js';
 import type { OrgLookups } from './initiation.js';
 import { MAX_QUERY_TOKENS, type NameIndex } from './name-index.js';
 import { asParty, lockAsParty } from './party.js';
@@ -27,8 +27,6 @@ import type { ListQuery, TransactionRead, TransactionSummary, TrpTransferInfo } 
 import * as store from './store.js';
 
 const DEFAULT_PAGE = 50;
-/** Rows per query of a CSV export: small enough that the first bytes go out at once. */
-const CSV_BATCH = 500;
 
 const CSV_COLUMNS = [
   'transactionRef',
