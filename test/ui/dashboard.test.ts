@@ -741,7 +741,8 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
       await page.getByRole('button', { name: 'Load more' }).waitFor();
       assert.equal(((await failedCounter.textContent()) ?? '').trim(), '100+');
       await page.getByRole('button', { name: 'Load more' }).click();
-      await page.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
+      // While the page loads, the button reads "Loading…"; it goes once the last page is in.
+      await page.getByRole('button', { name: /Load more|Loading/ }).waitFor({ state: 'detached' });
       assert.equal(((await failedCounter.textContent()) ?? '').trim(), String(total));
       assert.equal(await page.getByRole('article', { name: /webhook, failed/ }).count(), total);
       await page.context().close();

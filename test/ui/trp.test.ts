@@ -241,7 +241,9 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     await page.getByRole('button', { name: 'Load more' }).waitFor();
     assert.equal(await rows.count(), 25);
     await page.getByRole('button', { name: 'Load more' }).click();
-    await page.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
+    // While the page loads, the button reads "Loading…": wait for the rows, then for the button to go.
+    await rows.nth(27).waitFor();
+    await page.getByRole('button', { name: /Load more|Loading/ }).waitFor({ state: 'detached' });
     assert.equal(await rows.count(), 28, 'every address, the first one minted last');
     await page.getByRole('row').filter({ hasText: address.travelAddress }).waitFor();
     await done(page);
