@@ -17,6 +17,7 @@ import {
 import { KEY_INPUT_COLUMNS, type KeyRecord, keyInput, recordKeysThen } from '../idempotency/store.js';
 import { type HeldTo, insertRulesFrom, RULES_INPUT_COLUMNS } from '../rules/store.js';
 import { insertWalletProofLinksFrom, WALLET_PROOF_INPUT_COLUMNS } from '../wallets/store.js';
+import { nameTokensFrom } from './name-store.js';
 import type { TransactionRecord } from './store.js';
 
 /** A new transaction with its first history row and its first outbox message. */
@@ -149,8 +150,7 @@ const INSERT_INITIATIONS = `WITH input AS (
          beneficiary_did, asset, asset_decimals, amount, origin_address, destination_address, tx_hash,
          notification_email, inbound, substring($2::bytea FROM pii_at + 1 FOR pii_len), name_tokens IS NOT NULL,
          -- The customer-name blind index (name-index.ts): one array, under a GIN index (migration 0026).
-         CASE WHEN name_tokens IS NULL OR name_tokens = '' THEN NULL
-              ELSE ARRAY(SELECT decode(tok, 'hex') FROM unnest(string_to_array(name_tokens, ' ')) AS tok) END
+         ${nameTokensFrom('name_tokens')}
        FROM ok
      ), h AS (
        INSERT INTO transaction_history (transaction_ref, status, actor_id, actor)

@@ -2,6 +2,14 @@
 import type { Queryable } from '../db/database.js';
 import { toBuffer } from '../db/database.js';
 
+/**
+ * The `name_tokens` column's value from `text`, a SQL expression of the entries as space-separated
+ * hex (what name-index.ts makes): NULL when there are none.
+ */
+export const nameTokensFrom = (text: string): string =>
+  `CASE WHEN ${text} IS NULL OR ${text} = '' THEN NULL
+        ELSE ARRAY(SELECT decode(tok, 'hex') FROM unnest(string_to_array(${text}, ' ')) AS tok) END`;
+
 /** Transactions stored without index entries (before migration 0021), a page in `ref` order. */
 export async function unindexedPage(
   q: Queryable,
@@ -23,8 +31,7 @@ export async function writeEntries(q: Queryable, rows: { ref: string; entries: s
   const input = JSON.stringify(rows.map((r) => ({ ref: r.ref, tokens: r.entries.join(' ') })));
   await q.query(
     `UPDATE transactions t SET names_indexed = true,
-       name_tokens = CASE WHEN x.tokens = '' THEN NULL
-                          ELSE ARRAY(SELECT decode(tok, 'hex') FROM unnest(string_to_array(x.tokens, ' ')) AS tok) END
+       name_tokens = ${nameTokensFrom('x.tokens')}
        FROM jsonb_to_recordset($1::jsonb) AS x(ref uuid, tokens text)
       WHERE t.ref = x.ref`,
     [input],
