@@ -9,29 +9,20 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { type OrgFixture, startHub, type TestHub } from '../harness.js';
-import { eventually, Receiver } from '../support/receiver.js';
+import type { Page } from 'playwright-core';
+import type { OrgFixture, TestHub } from '../harness.js';
+import { eventually, type Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
-import {
-  assertNoKeyLeaked,
-  axe,
-  browserSuiteSkip,
-  cspViolations,
-  launchChromium,
-  newPage,
-  prepareBrowserSuite,
-  shot,
-  signIn,
-} from './browser.js';
+import { assertNoKeyLeaked, axe, browserSuiteSkip, cspViolations, newPage, shot, signIn } from './browser.js';
+import { type Members, startMembers, stopMembers } from './members.js';
 
 for (const backend of ['pglite', 'postgres'] as const) {
   describe(`delivery truth for the originator (Chromium) [${backend}]`, {
     skip: await browserSuiteSkip(backend, 'delivery truth in the dashboard'),
     timeout: 180_000,
   }, () => {
+    let scene: Members;
     let hub: TestHub;
-    let browser: Browser;
     let receiver: Receiver;
     let alpha: OrgFixture; // the originator
     let rhein: OrgFixture; // the beneficiary, whose endpoint goes down
@@ -40,22 +31,12 @@ for (const backend of ['pglite', 'postgres'] as const) {
     const watched = { requested: [] as string[], consoleErrors: [] as string[] };
 
     before(async () => {
-      prepareBrowserSuite();
-      [hub, browser, receiver] = await Promise.all([
-        // Two quick retries, then a long wait: the failing message stays "retrying" with a next attempt.
-        startHub(backend, { HUB_RETRY_SCHEDULE: '200ms,200ms,1h' }),
-        launchChromium(),
-        Receiver.start(),
-      ]);
-      alpha = await hub.createOrg({ name: 'Alpha Exchange', travelEndpoint: `${receiver.url}/alpha` });
-      rhein = await hub.createOrg({ name: 'Rhein Bank', travelEndpoint: `${receiver.url}/rhein` });
+      // Two quick retries, then a long wait: the failing message stays "retrying" with a next attempt.
+      scene = await startMembers(backend, { HUB_RETRY_SCHEDULE: '200ms,200ms,1h' });
+      ({ hub, receiver, alpha, rhein } = scene);
     });
 
-    after(async () => {
-      await browser?.close();
-      await receiver?.close();
-      await hub?.destroy();
-    });
+    after(() => stopMembers(scene ?? {}));
 
     it('tells the originator that the confirmed data is not getting through', async () => {
       const sent = await hub.request('POST', '/v1/transactions/initiate', {
@@ -84,7 +65,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
         throw new Error(`${err.message}: ${last}`);
       });
 
-      page = await signIn(await newPage(browser, watched), hub.url, alpha.apiKey);
+      page = await signIn(await newPage(scene.browser, watched), hub.url, alpha.apiKey);
       await page.goto(`${hub.url}/ui/#/tx/${ref}`);
       const box = page.getByRole('region', { name: 'Delivery' });
       await box.getByText('Retrying', { exact: true }).first().waitFor();

@@ -22,13 +22,18 @@ export interface Members {
   alpha: OrgFixture;
 }
 
-/** Starts the scene; if a part fails, closes the parts that started and rethrows. */
-export async function startMembers(backend: Backend): Promise<Members> {
+/**
+ * Starts the scene, with `env` added to the hub's settings; if a part fails, closes the parts that
+ * started and rethrows.
+ */
+export async function startMembers(backend: Backend, env: Record<string, string> = {}): Promise<Members> {
   prepareBrowserSuite();
   const smtp = await SmtpSink.start();
   const started: Partial<Members> = { smtp };
   const parts = [
-    startHub(backend, { SMTP_URL: smtp.url, HUB_PUBLIC_URL: PUBLIC_URL }).then((h) => (started.hub = h)),
+    startHub(backend, { SMTP_URL: smtp.url, HUB_PUBLIC_URL: PUBLIC_URL, ...env }).then(
+      (h) => (started.hub = h),
+    ),
     launchChromium().then((b) => (started.browser = b)),
     Receiver.start().then((r) => (started.receiver = r)),
   ] as const;
