@@ -43,6 +43,20 @@ export function postgresProblem(): Promise<string | null> {
   return pgAvailable;
 }
 
+/**
+ * What a suite on `backend` skips for: false on PGlite and when PostgreSQL answers. An unreachable
+ * PostgreSQL throws with CI=true (a missing database fails the run); elsewhere its reason is
+ * printed and returned, for `describe`'s `skip`.
+ */
+export async function backendSkip(backend: Backend, suite: string): Promise<string | false> {
+  if (backend === 'pglite') return false;
+  const problem = await postgresProblem();
+  if (!problem) return false;
+  if (process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
+  process.stderr.write(`\n!! SKIPPING ${suite} [postgres]: ${problem}\n`);
+  return problem;
+}
+
 /** Runs `suite` once per backend, as `name [pglite]` and `name [postgres]`. */
 export function eachBackend(
   name: string,
@@ -53,14 +67,7 @@ export function eachBackend(
     describe(`${name} [${backend}]`, () => {
       let hub: TestHub | undefined;
       before(async () => {
-        if (backend === 'postgres') {
-          const problem = await postgresProblem();
-          if (problem) {
-            if (process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
-            process.stderr.write(`\n!! SKIPPING ${name} [postgres]: ${problem}\n`);
-            return;
-          }
-        }
+        if (await backendSkip(backend, name)) return;
         hub = await startHub(backend, env);
       });
       after(async () => {

@@ -9,26 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { HubProcess, hubEnv } from '../deliveries/hub-process.js';
-import { pgAdmin as admin, PG_ADMIN_URL } from '../harness.js';
+import { pgAdmin as admin, backendSkip, PG_ADMIN_URL } from '../harness.js';
 
 const run = promisify(execFile);
 const CLI = ['--import', 'tsx', new URL('../../src/cli/index.ts', import.meta.url).pathname];
 const PER_CLIENT = 10;
 
-async function postgresReachable(): Promise<boolean> {
-  try {
-    await admin('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const reachable = await postgresReachable();
-if (!reachable && process.env.CI === 'true') throw new Error(`PostgreSQL at ${PG_ADMIN_URL} is unreachable`);
-
 describe('audit chain across two processes on PostgreSQL', {
-  skip: reachable ? false : `PostgreSQL at ${PG_ADMIN_URL} is unreachable`,
+  skip: await backendSkip('postgres', 'audit chain across two processes'),
 }, () => {
   const name = `trh_audit_${randomBytes(6).toString('hex')}`;
   const processes: HubProcess[] = [];

@@ -8,17 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/db/database.js';
 import { openPostgres } from '../../src/db/postgres.js';
-import { pgAdmin as admin, PG_ADMIN_URL } from '../harness.js';
+import { pgAdmin as admin, backendSkip, PG_ADMIN_URL } from '../harness.js';
 import { eventually } from '../support/receiver.js';
 
-const reachable = await admin('SELECT 1').then(
-  () => true,
-  () => false,
-);
-if (!reachable && process.env.CI === 'true') throw new Error(`PostgreSQL at ${PG_ADMIN_URL} is unreachable`);
-
 describe('PostgreSQL connections lost under the hub', {
-  skip: reachable ? false : `PostgreSQL at ${PG_ADMIN_URL} is unreachable`,
+  skip: await backendSkip('postgres', 'PostgreSQL connections lost under the hub'),
 }, () => {
   const name = `trh_conn_${randomBytes(6).toString('hex')}`;
   let db: Database;

@@ -7,27 +7,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { pgAdmin as admin, PG_ADMIN_URL } from '../harness.js';
+import { pgAdmin as admin, backendSkip, PG_ADMIN_URL } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
 import { HubProcess, hubEnv } from './hub-process.js';
 
 const COUNT = 500;
 
-async function postgresReachable(): Promise<boolean> {
-  try {
-    await admin('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const reachable = await postgresReachable();
-if (!reachable && process.env.CI === 'true') throw new Error(`PostgreSQL at ${PG_ADMIN_URL} is unreachable`);
-
 describe('scale-out on PostgreSQL', {
-  skip: reachable ? false : `PostgreSQL at ${PG_ADMIN_URL} is unreachable`,
+  skip: await backendSkip('postgres', 'scale-out'),
 }, () => {
   const name = `trh_scale_${randomBytes(6).toString('hex')}`;
   // One database, one master key: what one test's hubs seal (the link key, SPEC §14) the next

@@ -6,77 +6,39 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { TestCa } from '../../scripts/certs.js';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
-import { encodeTravelAddress } from '../../src/trp/travel-address.js';
-import { type OrgFixture, pgAdmin, startHub, type TestHub } from '../harness.js';
+import { backendSkip, type OrgFixture, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
-import { type Json, mainRequest } from '../support/requests.js';
-import { freePort, TrpPeer } from '../ui/trp-peer.js';
+import type { Json } from '../support/requests.js';
+import { inquiryBody, peerPost, TrpPeer, trpHub, trpInitiation } from '../support/trp-peer.js';
 
 const ca = TestCa.create('callbacks');
 const client = ca.issue('peer-vasp');
 after(() => ca.remove());
 
-/** A POST as the peer makes it to a callback: its certificate, the TRP headers, `rid`. */
-function post(url: string, rid: string, body: unknown): Promise<{ status: number; rid: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      url,
-      {
-        method: 'POST',
-        ca: ca.cert,
-        cert: client.cert,
-        key: client.key,
-        headers: {
-          'api-version': '3.2.1',
-          'request-identifier': rid,
-          'content-type': 'application/json; charset=utf-8',
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, rid: res.headers['request-identifier'] }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+/** A POST as the peer makes it to a callback, under `rid`: the status and the echoed identifier. */
+async function post(url: string, rid: string, body: unknown): Promise<{ status: number; rid: unknown }> {
+  const res = await peerPost(url, { ca, leaf: client }, body, { rid });
+  return { status: res.status, rid: res.headers['request-identifier'] };
 }
 
 for (const backend of ['pglite', 'postgres'] as const) {
-  describe(`TRP callbacks and request-identifiers [${backend}]`, () => {
+  describe(`TRP callbacks and request-identifiers [${backend}]`, {
+    skip: await backendSkip(backend, 'TRP callbacks'),
+  }, () => {
     let hub: TestHub;
     let peer: TrpPeer;
     let receiver: Receiver;
     let alice: OrgFixture;
     let bob: OrgFixture;
-    let skip: string | undefined;
 
     before(async () => {
-      if (backend === 'postgres') {
-        try {
-          await pgAdmin('SELECT 1');
-        } catch (err) {
-          skip = `PostgreSQL unreachable: ${(err as Error).message}`;
-          return;
-        }
-      }
       peer = await TrpPeer.start(ca, { name: 'Peer VASP', lei: '5493001KJTIIGC8Y1R12' });
       receiver = await Receiver.start();
-      const port = await freePort();
-      const leaf = ca.issue('callbacks-hub');
-      hub = await startHub(backend, {
-        HUB_TRP_PORT: String(port),
-        HUB_TRP_PUBLIC_URL: `https://127.0.0.1:${port}`,
-        HUB_TRP_TLS_CERT: leaf.certFile,
-        HUB_TRP_TLS_KEY: leaf.keyFile,
-        HUB_TRP_TLS_CA: ca.certFile,
-        // Alice (unverified) may start two outbound TRP transfers a day: the two tests below.
-        HUB_NOTIFY_DAILY_LIMIT: '2',
-      });
+      // Alice (unverified) may start two outbound TRP transfers a day: the two tests below.
+      hub = await trpHub(backend, ca, 'callbacks-hub', { HUB_NOTIFY_DAILY_LIMIT: '2' });
       alice = await hub.createOrg({ travelEndpoint: `${receiver.url}/alice` });
       bob = await hub.createOrg({
         travelEndpoint: `${receiver.url}/bob`,
@@ -92,16 +54,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
     const read = async (key: string, ref: string) =>
       (await hub.request('GET', `/v1/transactions/${ref}`, { key })).body;
 
-    it('takes a resolution under a fresh request-identifier, echoes it, replays it, and refuses it for another body', async (t) => {
-      if (skip) return t.skip(skip);
-      const ta = encodeTravelAddress(`${peer.url.slice('https://'.length)}/inquiries/x?t=i`);
-      const body: Json = {
-        ...mainRequest('did:web:unused.example'),
-        protocol: 'TRP',
-        travelAddress: ta,
-        transactionBlockchainInfo: { origin: '0x1111111111111111111111111111111111111111' },
-      };
-      delete body.beneficiaryVASPdid;
+    it('takes a resolution under a fresh request-identifier, echoes it, replays it, and refuses it for another body', async () => {
+      const body = trpInitiation(peer.url);
       const started = await hub.request('POST', '/v1/transactions/initiate', { key: alice.apiKey, body });
       assert.equal(started.status, 200, started.text);
       const ref = started.body.transactionRef as string;
@@ -126,19 +80,12 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(history.filter((s: string) => s === 'CONFIRMED').length, 1);
     });
 
-    it('takes a confirmation under a fresh request-identifier, and refuses it for another body', async (t) => {
-      if (skip) return t.skip(skip);
+    it('takes a confirmation under a fresh request-identifier, and refuses it for another body', async () => {
       const minted = await hub.request('POST', '/v1/travel-addresses', { key: bob.apiKey });
       assert.equal(minted.status, 201, minted.text);
       const before = peer.seen.length;
       // The inquiry, from the certificate that will confirm (its callback on the peer's server).
-      const pii = mainRequest('did:web:unused.example').pii;
-      const inquiry = {
-        asset: { dti: 'CK9PW1MFH' },
-        amount: '12500000',
-        callback: `${peer.url}/callback/${randomUUID()}`,
-        IVMS101: { originator: pii.originator, beneficiary: pii.beneficiary },
-      };
+      const inquiry = inquiryBody(`${peer.url}/callback/${randomUUID()}`);
       assert.equal((await post(minted.body.url, randomUUID(), inquiry)).status, 200);
       const ref = await eventually(async () => {
         const list = await hub.request('GET', '/v1/transactions?role=beneficiary', { key: bob.apiKey });
@@ -165,16 +112,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal((await read(bob.apiKey, ref)).status, 'CONFIRMED');
     });
 
-    it('counts an unverified organization’s outbound TRP initiations in its daily limit', async (t) => {
-      if (skip) return t.skip(skip);
-      const ta = encodeTravelAddress(`${peer.url.slice('https://'.length)}/inquiries/x?t=i`);
-      const body: Json = {
-        ...mainRequest('did:web:unused.example'),
-        protocol: 'TRP',
-        travelAddress: ta,
-        transactionBlockchainInfo: { origin: '0x1111111111111111111111111111111111111111' },
-      };
-      delete body.beneficiaryVASPdid;
+    it('counts an unverified organization’s outbound TRP initiations in its daily limit', async () => {
+      const body = trpInitiation(peer.url);
       const second = await hub.request('POST', '/v1/transactions/initiate', { key: alice.apiKey, body });
       assert.equal(second.status, 200, second.text);
       const third = await hub.request('POST', '/v1/transactions/initiate', { key: alice.apiKey, body });

@@ -7,15 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpsServer, request as httpsRequest, type Server } from 'node:https';
+import { createServer as createHttpsServer, type Server } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { type Leaf, TestCa } from '../../scripts/certs.js';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
-import { encodeTravelAddress } from '../../src/trp/travel-address.js';
-import { type OrgFixture, pgAdmin, startHub, type TestHub } from '../harness.js';
+import { backendSkip, type OrgFixture, type TestHub } from '../harness.js';
 import { eventually, Receiver, verified } from '../support/receiver.js';
-import { basicRequest, type Json, mainRequest, uniqueName } from '../support/requests.js';
-import { freePort } from '../ui/trp-peer.js';
+import { mainRequest } from '../support/requests.js';
+import { inquiryBody, peerPost, trpHub, trpInitiation } from '../support/trp-peer.js';
 
 const TRANSFERS = 200;
 const INBOUND = 20;
@@ -71,36 +70,9 @@ class TricklingPeer {
   }
 
   /** Posts an inquiry to a member's travel address, naming a callback on this peer's host. */
-  inquire(url: string): Promise<number> {
-    const pii = basicRequest('did:web:unused.example', uniqueName()).pii;
-    const body = JSON.stringify({
-      asset: { dti: 'CK9PW1MFH' },
-      amount: '12500000',
-      callback: `${this.url}/callback/${randomUUID()}`,
-      IVMS101: { originator: pii.originator, beneficiary: pii.beneficiary },
-    });
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(
-        url,
-        {
-          method: 'POST',
-          ca: ca.cert,
-          cert: this.leaf.cert,
-          key: this.leaf.key,
-          headers: {
-            'api-version': '3.2.1',
-            'request-identifier': randomUUID(),
-            'content-type': 'application/json; charset=utf-8',
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  async inquire(url: string): Promise<number> {
+    const body = inquiryBody(`${this.url}/callback/${randomUUID()}`);
+    return (await peerPost(url, { ca, leaf: this.leaf }, body)).status;
   }
 
   close(): Promise<void> {
@@ -111,7 +83,9 @@ class TricklingPeer {
 }
 
 for (const backend of ['pglite', 'postgres'] as const) {
-  describe(`a trickling TRP peer stalls no one [${backend}]`, () => {
+  describe(`a trickling TRP peer stalls no one [${backend}]`, {
+    skip: await backendSkip(backend, 'a trickling TRP peer'),
+  }, () => {
     let hub: TestHub;
     let peer: TricklingPeer;
     let receiver: Receiver;
@@ -119,30 +93,12 @@ for (const backend of ['pglite', 'postgres'] as const) {
     let dave: OrgFixture; // takes inquiries from the peer (its /identity trickles)
     let bob: OrgFixture; // MAIN originator
     let carol: OrgFixture; // MAIN beneficiary
-    let skip: string | undefined;
 
     before(async () => {
-      if (backend === 'postgres') {
-        try {
-          await pgAdmin('SELECT 1');
-        } catch (err) {
-          skip = `PostgreSQL unreachable: ${(err as Error).message}`;
-          return;
-        }
-      }
       peer = await TricklingPeer.start();
       receiver = await Receiver.start();
-      const port = await freePort();
-      const leaf = ca.issue('stall-hub');
-      hub = await startHub(backend, {
-        HUB_TRP_PORT: String(port),
-        HUB_TRP_PUBLIC_URL: `https://127.0.0.1:${port}`,
-        HUB_TRP_TLS_CERT: leaf.certFile,
-        HUB_TRP_TLS_KEY: leaf.keyFile,
-        HUB_TRP_TLS_CA: ca.certFile,
-        // Failed TRP sends stay due for a while: the peer keeps being tried during the test.
-        HUB_RETRY_SCHEDULE: Array(20).fill('1s').join(','),
-      });
+      // Failed TRP sends stay due for a while: the peer keeps being tried during the test.
+      hub = await trpHub(backend, ca, 'stall-hub', { HUB_RETRY_SCHEDULE: Array(20).fill('1s').join(',') });
       alice = await hub.createOrg({ travelEndpoint: `${receiver.url}/alice`, organizationType: 'verified' });
       dave = await hub.createOrg({
         travelEndpoint: `${receiver.url}/dave`,
@@ -179,21 +135,13 @@ for (const backend of ['pglite', 'postgres'] as const) {
     };
 
     it('keeps the peer within the cap and delivers a MAIN transfer while it trickles, before and after a restart', async (t) => {
-      if (skip) return t.skip(skip);
       // The peer's inquiries make the hub read its (trickling) /identity; then hundreds of transfers to it.
       const mint = await hub.request('POST', '/v1/travel-addresses', { key: dave.apiKey });
       assert.equal(mint.status, 201, mint.text);
       for (let i = 0; i < INBOUND; i++) assert.equal(await peer.inquire(mint.body.url), 200);
       await eventually(() => peer.identityReads > 0, "the hub reading the peer's /identity", 20_000);
-      const ta = encodeTravelAddress(`${peer.url.slice('https://'.length)}/inquiries/x?t=i`);
       for (let i = 0; i < TRANSFERS; i++) {
-        const body: Json = {
-          ...mainRequest('did:web:unused.example'),
-          protocol: 'TRP',
-          travelAddress: ta,
-          transactionBlockchainInfo: { origin: '0x1111111111111111111111111111111111111111' },
-        };
-        delete body.beneficiaryVASPdid;
+        const body = trpInitiation(peer.url);
         const res = await hub.request('POST', '/v1/transactions/initiate', { key: alice.apiKey, body });
         assert.equal(res.status, 200, res.text);
       }

@@ -6,16 +6,14 @@
  * name is refused (422), and the transfer records the certificate's subject and fingerprint.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { createServer as createHttpsServer, request as httpsRequest, type Server } from 'node:https';
+import { createServer as createHttpsServer, type Server } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { type Leaf, TestCa } from '../../scripts/certs.js';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
-import { encodeTravelAddress } from '../../src/trp/travel-address.js';
-import { type OrgFixture, pgAdmin, startHub, type TestHub } from '../harness.js';
+import { backendSkip, type OrgFixture, type TestHub } from '../harness.js';
 import { eventually, Receiver, verified } from '../support/receiver.js';
-import { type Json, mainRequest } from '../support/requests.js';
-import { freePort } from '../ui/trp-peer.js';
+import type { Json } from '../support/requests.js';
+import { inquiryBody, peerPost, trpHub, trpInitiation } from '../support/trp-peer.js';
 
 const ca = TestCa.create('versions');
 after(() => ca.remove());
@@ -78,36 +76,8 @@ class OldPeer {
   }
 
   /** A POST as this peer makes it (api-version 3.1.0). */
-  post(url: string, body: unknown): Promise<{ status: number; headers: Json; body: string }> {
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(
-        url,
-        {
-          method: 'POST',
-          ca: ca.cert,
-          cert: this.leaf.cert,
-          key: this.leaf.key,
-          headers: {
-            'api-version': '3.1.0',
-            'request-identifier': randomUUID(),
-            'content-type': 'application/json; charset=utf-8',
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks).toString(),
-            }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(JSON.stringify(body));
-    });
+  post(url: string, body: unknown) {
+    return peerPost(url, { ca, leaf: this.leaf }, body, { version: '3.1.0' });
   }
 
   close(): Promise<void> {
@@ -116,45 +86,20 @@ class OldPeer {
   }
 }
 
-const inquiry = (callback: string): Json => {
-  const pii = mainRequest('did:web:unused.example').pii;
-  return {
-    asset: { dti: 'CK9PW1MFH' },
-    amount: '12500000',
-    callback,
-    IVMS101: { originator: pii.originator, beneficiary: pii.beneficiary },
-  };
-};
-
 for (const backend of ['pglite', 'postgres'] as const) {
-  describe(`TRP peers that speak 3.1.0 [${backend}]`, () => {
+  describe(`TRP peers that speak 3.1.0 [${backend}]`, {
+    skip: await backendSkip(backend, 'TRP peers that speak 3.1.0'),
+  }, () => {
     let hub: TestHub;
     let peer: OldPeer;
     let receiver: Receiver;
     let alice: OrgFixture;
     let bob: OrgFixture;
-    let skip: string | undefined;
 
     before(async () => {
-      if (backend === 'postgres') {
-        try {
-          await pgAdmin('SELECT 1');
-        } catch (err) {
-          skip = `PostgreSQL unreachable: ${(err as Error).message}`;
-          return;
-        }
-      }
       peer = await OldPeer.start();
       receiver = await Receiver.start();
-      const port = await freePort();
-      const leaf = ca.issue('versions-hub');
-      hub = await startHub(backend, {
-        HUB_TRP_PORT: String(port),
-        HUB_TRP_PUBLIC_URL: `https://127.0.0.1:${port}`,
-        HUB_TRP_TLS_CERT: leaf.certFile,
-        HUB_TRP_TLS_KEY: leaf.keyFile,
-        HUB_TRP_TLS_CA: ca.certFile,
-      });
+      hub = await trpHub(backend, ca, 'versions-hub');
       alice = await hub.createOrg({ travelEndpoint: `${receiver.url}/alice` });
       bob = await hub.createOrg({
         travelEndpoint: `${receiver.url}/bob`,
@@ -170,16 +115,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
     const read = async (key: string, ref: string) =>
       (await hub.request('GET', `/v1/transactions/${ref}`, { key })).body;
 
-    it('sends to a 3.1.0 beneficiary: falls back once, remembers it, and completes the transfer', async (t) => {
-      if (skip) return t.skip(skip);
-      const ta = encodeTravelAddress(`${peer.url.slice('https://'.length)}/inquiries/x?t=i`);
-      const body: Json = {
-        ...mainRequest('did:web:unused.example'),
-        protocol: 'TRP',
-        travelAddress: ta,
-        transactionBlockchainInfo: { origin: '0x1111111111111111111111111111111111111111' },
-      };
-      delete body.beneficiaryVASPdid;
+    it('sends to a 3.1.0 beneficiary: falls back once, remembers it, and completes the transfer', async () => {
+      const body = trpInitiation(peer.url);
       const started = await hub.request('POST', '/v1/transactions/initiate', { key: alice.apiKey, body });
       assert.equal(started.status, 200, started.text);
       const ref = started.body.transactionRef as string;
@@ -239,14 +176,13 @@ for (const backend of ['pglite', 'postgres'] as const) {
       );
     });
 
-    it('takes a 3.1.0 originator: answers in 3.1.0 and its approval reaches the peer', async (t) => {
-      if (skip) return t.skip(skip);
+    it('takes a 3.1.0 originator: answers in 3.1.0 and its approval reaches the peer', async () => {
       const minted = await hub.request('POST', '/v1/travel-addresses', { key: bob.apiKey });
       assert.equal(minted.status, 201, minted.text);
-      const answer = await peer.post(minted.body.url, inquiry(`${peer.url}/callback/in-1`));
-      assert.equal(answer.status, 200, answer.body);
+      const answer = await peer.post(minted.body.url, inquiryBody(`${peer.url}/callback/in-1`));
+      assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.headers['api-version'], '3.1.0');
-      assert.deepEqual(JSON.parse(answer.body), { version: '3.1.0' });
+      assert.deepEqual(JSON.parse(answer.text), { version: '3.1.0' });
       const received = await eventually(
         () => receiver.to('/bob/v1/notify/received').map((r) => verified(r, bob.webhookSecret))[0],
         'received',
@@ -279,18 +215,16 @@ for (const backend of ['pglite', 'postgres'] as const) {
       }, 'the resolution delivered');
     });
 
-    it('refuses an inquiry whose callback is on a host its certificate does not name (422)', async (t) => {
-      if (skip) return t.skip(skip);
+    it('refuses an inquiry whose callback is on a host its certificate does not name (422)', async () => {
       const minted = await hub.request('POST', '/v1/travel-addresses', { key: bob.apiKey });
-      const spoofed = await peer.post(minted.body.url, inquiry('https://vasp-b.example/trp/callback'));
-      assert.equal(spoofed.status, 422, spoofed.body);
-      assert.deepEqual(JSON.parse(spoofed.body).problems, [
+      const spoofed = await peer.post(minted.body.url, inquiryBody('https://vasp-b.example/trp/callback'));
+      assert.equal(spoofed.status, 422, spoofed.text);
+      assert.deepEqual(JSON.parse(spoofed.text).problems, [
         { path: '/callback', message: 'must be on a host named by the client certificate' },
       ]);
     });
 
-    it('lists the peers it knows for the operator, and lets the operator map a host to a certificate, block it (both ways), set its amounts', async (t) => {
-      if (skip) return t.skip(skip);
+    it('lists the peers it knows for the operator, and lets the operator map a host to a certificate, block it (both ways), set its amounts', async () => {
       const host = new URL(peer.url).host;
       assert.equal(
         (await hub.request('GET', '/v1/admin/trp/counterparties', { key: bob.apiKey })).status,
@@ -309,7 +243,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       // A host the certificate does not name, mapped by the operator to that certificate: taken.
       const minted = await hub.request('POST', '/v1/travel-addresses', { key: bob.apiKey });
       const mapped = 'vasp-b.example';
-      const refused = await peer.post(minted.body.url, inquiry(`https://${mapped}/trp/cb`));
+      const refused = await peer.post(minted.body.url, inquiryBody(`https://${mapped}/trp/cb`));
       assert.equal(refused.status, 422);
       const added = await hub.admin('POST', '/v1/admin/trp/counterparties', {
         host: mapped,
@@ -319,8 +253,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
       assert.equal(added.body.pinned, true);
       assert.equal(added.body.certificateFingerprint, fingerprint);
       assert.equal((await hub.admin('POST', '/v1/admin/trp/counterparties', { host: mapped })).status, 409);
-      const taken = await peer.post(minted.body.url, inquiry(`https://${mapped}/trp/cb`));
-      assert.equal(taken.status, 200, taken.body);
+      const taken = await peer.post(minted.body.url, inquiryBody(`https://${mapped}/trp/cb`));
+      assert.equal(taken.status, 200, taken.text);
 
       // Pinned to another certificate: the peer's own host is refused; blocked: 403.
       const other = `${'AB:'.repeat(31)}AB`;
@@ -330,20 +264,14 @@ for (const backend of ['pglite', 'postgres'] as const) {
       });
       assert.equal(own.status, 200, own.text);
       assert.equal(own.body.amountEncoding, 'whole-units-number');
-      assert.equal((await peer.post(minted.body.url, inquiry(`${peer.url}/cb/2`))).status, 422);
+      assert.equal((await peer.post(minted.body.url, inquiryBody(`${peer.url}/cb/2`))).status, 422);
       await hub.admin('PATCH', `/v1/admin/trp/counterparties/${known.id}`, {
         certificateFingerprint: null,
         blocked: true,
       });
-      assert.equal((await peer.post(minted.body.url, inquiry(`${peer.url}/cb/3`))).status, 403);
+      assert.equal((await peer.post(minted.body.url, inquiryBody(`${peer.url}/cb/3`))).status, 403);
       // Nor does a member's transfer go to it: refused at initiation, nothing kept.
-      const toBlocked: Json = {
-        ...mainRequest('did:web:unused.example'),
-        protocol: 'TRP',
-        travelAddress: encodeTravelAddress(`${host}/inquiries/blocked?t=i`),
-        transactionBlockchainInfo: { origin: '0x1111111111111111111111111111111111111111' },
-      };
-      delete toBlocked.beneficiaryVASPdid;
+      const toBlocked = trpInitiation(peer.url);
       const countOf = async () =>
         (await hub.db.query('SELECT count(*)::int AS n FROM transactions'))[0]!.n as number;
       const before = await countOf();

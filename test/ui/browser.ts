@@ -19,7 +19,7 @@ import {
   type Request,
   type ViewportSize,
 } from 'playwright-core';
-import { type Backend, postgresProblem } from '../harness.js';
+import { type Backend, backendSkip } from '../harness.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -47,13 +47,7 @@ export function browserProblem(): string | null {
  * database. As eachBackend: with CI=true a missing database fails instead.
  */
 export async function browserSuiteSkip(backend: Backend, suite: string): Promise<string | false> {
-  const browser = browserProblem();
-  if (browser) return browser;
-  if (backend === 'pglite') return false;
-  const problem = await postgresProblem();
-  if (problem && process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
-  if (problem) process.stderr.write(`\n!! SKIPPING ${suite} [postgres]: ${problem}\n`);
-  return problem ?? false;
+  return browserProblem() ?? (await backendSkip(backend, suite));
 }
 
 export function launchChromium(): Promise<Browser> {

@@ -9,13 +9,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { type Backend, type OrgFixture, postgresProblem, startHub, type TestHub } from '../harness.js';
+import { type Backend, type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { Receiver } from '../support/receiver.js';
 import { notifyRequest } from '../support/requests.js';
 import { decodeBody, SmtpSink } from '../support/smtp.js';
 import {
   axe,
-  browserProblem,
+  browserSuiteSkip,
   DESKTOP,
   launchChromium,
   newPage as openPage,
@@ -27,14 +27,13 @@ import {
 } from './browser.js';
 
 const PUBLIC_URL = 'https://hub.example';
-const skip = browserProblem();
 
 for (const backend of ['pglite', 'postgres'] as Backend[]) {
   describe(`NOTIFY progress in the dashboard [${backend}] (Chromium)`, {
-    skip: skip ?? false,
+    skip: await browserSuiteSkip(backend, 'NOTIFY progress'),
     timeout: 240_000,
   }, () => {
-    let hub: TestHub | undefined;
+    let hub: TestHub;
     let browser: Browser;
     let smtp: SmtpSink;
     let receiver: Receiver;
@@ -52,12 +51,6 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
           : shot(page, `${name}-postgres`);
 
     before(async () => {
-      const problem = backend === 'postgres' ? await postgresProblem() : null;
-      if (problem) {
-        if (process.env.CI === 'true') throw new Error(problem);
-        process.stderr.write(`\n!! SKIPPING NOTIFY progress [postgres]: ${problem}\n`);
-        return;
-      }
       prepareBrowserSuite();
       smtp = await SmtpSink.start();
       [hub, browser, receiver] = await Promise.all([
@@ -92,15 +85,11 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
       await smtp?.close();
     });
 
-    const live = () => {
-      if (!hub) throw new Error('PostgreSQL is not available for this suite');
-      return hub;
-    };
     const newPage = (viewport = DESKTOP) => openPage(browser, watched, { viewport });
     /** The originator's transaction page, signed in with its key. */
     const originatorPage = async () => {
-      const page = await signIn(await newPage(), live().url, alpha.apiKey);
-      await page.goto(`${live().url}/ui/#/tx/${ref}`);
+      const page = await signIn(await newPage(), hub.url, alpha.apiKey);
+      await page.goto(`${hub.url}/ui/#/tx/${ref}`);
       await page.getByRole('heading', { name: 'NOTIFY progress' }).waitFor();
       return page;
     };
@@ -109,7 +98,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
         await page.getByRole('list', { name: 'Claim link progress' }).getByRole('listitem').allInnerTexts()
       ).map((t) => t.replace(/\s+/g, ' ').trim());
     const pendingId = async () => {
-      const waiting = await live().admin('GET', '/v1/admin/applications?status=pending');
+      const waiting = await hub.admin('GET', '/v1/admin/applications?status=pending');
       return waiting.body.applications.find((a: { transactionRef: string }) => a.transactionRef === ref).id;
     };
 
@@ -127,7 +116,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
 
     it('lets the applicant apply, see the rejection with its reason, apply again and see the approval', async () => {
       const page = await newPage(PHONE);
-      await page.goto(`${live().url}/claim/${token}`);
+      await page.goto(`${hub.url}/claim/${token}`);
       await page.getByRole('heading', { name: 'Travel rule data is waiting for you' }).waitFor();
       await page.getByLabel('Name of your exchange').fill('Newcomer Exchange');
       await page.getByLabel('DID').fill('did:web:newcomer.example');
@@ -135,7 +124,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
       await page.getByRole('button', { name: 'Send application' }).click();
       await page.getByRole('heading', { name: 'Application sent' }).waitFor();
 
-      const rejected = await live().admin('POST', `/v1/admin/applications/${await pendingId()}/reject`, {
+      const rejected = await hub.admin('POST', `/v1/admin/applications/${await pendingId()}/reject`, {
         reason: 'Add your licence number to the name, as registered.',
       });
       assert.equal(rejected.status, 200, rejected.text);
@@ -159,7 +148,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
       assert.equal(await page.getByRole('button', { name: 'Send application' }).count(), 0, 'one at a time');
       await snap(page, 'claim-pending');
 
-      const approved = await live().admin('POST', `/v1/admin/applications/${await pendingId()}/approve`);
+      const approved = await hub.admin('POST', `/v1/admin/applications/${await pendingId()}/approve`);
       assert.equal(approved.status, 200, approved.text);
       await page.reload();
       await page.getByRole('heading', { name: 'Your application was approved' }).waitFor();

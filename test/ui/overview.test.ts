@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { type OrgFixture, postgresProblem, startHub, type TestHub } from '../harness.js';
+import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { mainRequest } from '../support/requests.js';
 import {
   axe,
-  browserProblem,
+  browserSuiteSkip,
   cspViolations,
   DESKTOP,
   launchChromium,
@@ -25,10 +25,11 @@ import {
   signIn,
 } from './browser.js';
 
-const skip = browserProblem();
-
 for (const backend of ['pglite', 'postgres'] as const) {
-  describe(`overviews in Chromium [${backend}]`, { skip: skip ?? false, timeout: 240_000 }, () => {
+  describe(`overviews in Chromium [${backend}]`, {
+    skip: await browserSuiteSkip(backend, 'overviews'),
+    timeout: 240_000,
+  }, () => {
     let hub: TestHub;
     let browser: Browser;
     let receiver: Receiver;
@@ -41,14 +42,6 @@ for (const backend of ['pglite', 'postgres'] as const) {
     const picture = (page: Page, name: string) => (backend === 'pglite' ? shot(page, name) : axe(page, name));
 
     before(async () => {
-      if (backend === 'postgres') {
-        const problem = await postgresProblem();
-        if (problem) {
-          if (process.env.CI === 'true') throw new Error(problem);
-          process.stderr.write(`\n!! SKIPPING overviews [postgres]: ${problem}\n`);
-          return;
-        }
-      }
       prepareBrowserSuite();
       [hub, browser, receiver] = await Promise.all([startHub(backend), launchChromium(), Receiver.start()]);
       alpha = await hub.createOrg({

@@ -10,24 +10,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { type Backend, type OrgFixture, postgresProblem, type TestHub } from '../harness.js';
+import type { OrgFixture, TestHub } from '../harness.js';
 import { addPerson, PASSWORD } from '../support/people.js';
 import type { Receiver } from '../support/receiver.js';
 import { type Json, mainRequest } from '../support/requests.js';
 import type { SmtpSink } from '../support/smtp.js';
-import { axe, browserProblem, cspViolations, newPage, shot, signInAsPerson } from './browser.js';
+import { axe, browserSuiteSkip, cspViolations, newPage, shot, signInAsPerson } from './browser.js';
 import { startMembers, stopMembers } from './members.js';
-
-const skip = browserProblem();
-
-async function skipOn(backend: Backend): Promise<string | false> {
-  if (skip) return skip;
-  if (backend === 'pglite') return false;
-  const problem = await postgresProblem();
-  if (problem && process.env.CI === 'true') throw new Error(`${problem} (CI=true: a missing database fails)`);
-  if (problem) process.stderr.write(`\n!! SKIPPING search in the dashboard [postgres]: ${problem}\n`);
-  return problem ?? false;
-}
 
 function named(request: Json, family: string, given: string, destination: string, asset?: string): Json {
   const id = request.pii.originator.originatorPersons[0].naturalPerson.name[0].nameIdentifier[0];
@@ -44,7 +33,7 @@ function named(request: Json, family: string, given: string, destination: string
 
 for (const backend of ['pglite', 'postgres'] as const) {
   describe(`search in the dashboard (Chromium) [${backend}]`, {
-    skip: await skipOn(backend),
+    skip: await browserSuiteSkip(backend, 'search in the dashboard'),
     timeout: 240_000,
   }, () => {
     let hub: TestHub;

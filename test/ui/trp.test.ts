@@ -1,7 +1,7 @@
 /**
  * The dashboard's side of the TRP bridge (SPEC §16), in headless Chromium against a real hub
  * (PGlite) with its TRP listener on mutual TLS, a member whose travel endpoint is a real receiver,
- * and a TRP VASP outside the hub (test/ui/trp-peer.ts) that sends inquiries to the member's travel
+ * and a TRP VASP outside the hub (test/support/trp-peer.ts) that sends inquiries to the member's travel
  * addresses with a client certificate from the hub's CA and answers the hub at its callback:
  * travel addresses (mint, copy, revoke, expired, Load more), the page's plain states for a hub
  * without the bridge and a member that cannot mint yet, an inbound transfer shown with its peer
@@ -18,6 +18,7 @@ import { encodeTravelAddress } from '../../src/trp/travel-address.js';
 import { type OrgFixture, startHub, type TestHub } from '../harness.js';
 import { eventually, Receiver } from '../support/receiver.js';
 import { basicRequest, type Json, uniqueName } from '../support/requests.js';
+import { TrpPeer, trpHub } from '../support/trp-peer.js';
 import {
   assertNoKeyLeaked,
   axe,
@@ -33,7 +34,6 @@ import {
   shot,
   signIn,
 } from './browser.js';
-import { TrpPeer, trpHub } from './trp-peer.js';
 
 const PEER = { name: 'Northwind Digital Assets', lei: '5493001KJTIIGC8Y1R12' };
 const skip = browserProblem();
@@ -61,7 +61,7 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
     prepareBrowserSuite();
     ca = TestCa.create('ui-trp');
     [hub, browser, receiver, peer] = await Promise.all([
-      trpHub(ca),
+      trpHub('pglite', ca, 'dashboard-hub'),
       launchChromium(),
       Receiver.start(),
       TrpPeer.start(ca, PEER),
