@@ -19,8 +19,9 @@ import { type Config, ConfigError } from './config.js';
 import { KeyRing } from './crypto/envelope.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import type { Database } from './db/database.js';
-import { EndpointDownNotifier } from './deliveries/endpoint-down.js';
+import { endpointDownCheckMs, notifyEndpointsDown } from './deliveries/endpoint-down.js';
 import { createDeliveries, type Deliveries, type DeliveryHooks } from './deliveries/index.js';
+import { Periodic } from './deliveries/periodic.js';
 import { webhooksDocument } from './deliveries/webhook-docs.js';
 import {
   adminOrganizationHealthRoutes,
@@ -62,7 +63,6 @@ import { PeopleService } from './people/service.js';
 import { SessionService } from './people/sessions.js';
 import { Erasure } from './retention/erasure.js';
 import { adminRetentionRoutes } from './retention/routes.js';
-import { RetentionSweeper } from './retention/sweeper.js';
 import { adminQueueRoutes, reviewCallerOf, reviewRoutes } from './reviews/routes.js';
 import { ReviewService } from './reviews/service.js';
 import { loadFxRates, NO_RATES } from './rules/fx.js';
@@ -71,7 +71,7 @@ import { RulesService } from './rules/service.js';
 import { loadRulesTable } from './rules/table.js';
 import type { HubSecrets } from './secrets.js';
 import { loadAssetTable } from './transactions/assets.js';
-import { ExpirySweeper } from './transactions/expiry.js';
+import { expireDue } from './transactions/expiry.js';
 import { NameBackfill } from './transactions/name-backfill.js';
 import { NameIndex } from './transactions/name-index.js';
 import { adminOverviewRoutes, overviewRoutes } from './transactions/overview-routes.js';
@@ -262,28 +262,33 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
     });
   const trp = config.trp && trpBridge && createTrpListener(config.trp, trpBridge, app.log, config.rateLimit);
   const claims = new ClaimService(db, keys, tokens, directory, transactions.lifecycle);
-  const expiry = new ExpirySweeper(db, transactions.lifecycle, config.pendingExpiryMs, app.log);
   const erasure = new Erasure(db, keys);
-  const retention = new RetentionSweeper(erasure, config.retentionMs, app.log);
-  const endpointDown = new EndpointDownNotifier(db, app.log, { afterMs: config.endpointDownAfterMs });
+  // Expiry, retention and endpoint-down notices: each at least every 10 s (or 1 min), sooner when its setting is shorter.
+  const periodic = [
+    new Periodic('expiry sweep', Math.min(10_000, config.pendingExpiryMs), app.log, () =>
+      expireDue(db, transactions.lifecycle, config.pendingExpiryMs),
+    ),
+    new Periodic('retention sweep', Math.min(10_000, config.retentionMs), app.log, () =>
+      erasure.eraseDue(config.retentionMs, app.log),
+    ),
+    new Periodic('endpoint-down check', endpointDownCheckMs(config.endpointDownAfterMs), app.log, () =>
+      notifyEndpointsDown(db, app.log, config.endpointDownAfterMs),
+    ),
+  ];
   // The embedded database has one owner: the serving hub re-seals itself (src/keys/background.ts).
   const rekeyJob = new BackgroundRekey(db, keys, app.log, { batchSize: 200, pauseMs: 100 });
   const nameBackfill = new NameBackfill(db, keys, names, app.log, { batchSize: 200, pauseMs: 50 });
   const background = {
     start: async () => {
       await deliveries.worker.start();
-      expiry.start();
-      retention.start();
-      endpointDown.start();
+      for (const job of periodic) job.start();
       if (config.databaseUrl === undefined) rekeyJob.start();
       nameBackfill.start();
     },
     stop: async () => {
       await Promise.all([
         deliveries.worker.stop(),
-        expiry.stop(),
-        retention.stop(),
-        endpointDown.stop(),
+        ...periodic.map((job) => job.stop()),
         rekeyJob.stop(),
         nameBackfill.stop(),
       ]);
@@ -291,9 +296,7 @@ export async function buildApp({ config, db, secrets, logStream, hooks }: BuildO
   };
   app.addHook('onClose', async () => {
     await Promise.all([
-      expiry.stop(),
-      retention.stop(),
-      endpointDown.stop(),
+      ...periodic.map((job) => job.stop()),
       rekeyJob.stop(),
       nameBackfill.stop(),
       deliveries.close(),

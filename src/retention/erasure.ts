@@ -4,14 +4,23 @@
  * sealed blobs emptied, `piiErasedAt` set, the Idempotency-Key answers about the transaction
  * deleted (an answer may quote a reason, and a replay would bring back what was erased), and an
  * audit row. The metadata and the state history stay. Erasing twice changes nothing.
+ *
+ * The sweep runs in every process that runs a delivery worker, at least every 10 s (a Periodic,
+ * deliveries/periodic.ts), in batches, each transaction in its own database transaction; rows
+ * another sweeper holds are skipped (SKIP LOCKED) and erased rows are no longer due, so each is
+ * erased exactly once.
  */
 import { type Actor, recordAudit } from '../audit/store.js';
 import { openPii, type SealingKeys } from '../crypto/envelope.js';
 import type { Database, Queryable } from '../db/database.js';
+import type { WorkerLog } from '../deliveries/types.js';
 import { AppError, notFound } from '../http/errors.js';
 import { context as answerContext } from '../idempotency/index.js';
 import { deleteEntries } from '../transactions/name-store.js';
 import * as store from './store.js';
+
+const BATCH = 100;
+const MAX_BATCHES = 50;
 
 export interface Erased {
   transactionRef: string;
@@ -34,8 +43,22 @@ export class Erasure {
     });
   }
 
+  /**
+   * Erases what is due, batch after batch until one comes back short (a backlog, such as when
+   * retention is first turned on), at most MAX_BATCHES.
+   */
+  async eraseDue(retentionMs: number, log: WorkerLog): Promise<void> {
+    let n = 0;
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const erased = await this.sweep(retentionMs, BATCH);
+      n += erased;
+      if (erased < BATCH) break;
+    }
+    if (n > 0) log.info({ erased: n }, 'retention: personal data erased');
+  }
+
   /** Erases up to `limit` transactions that are due, each in its own database transaction; how many. */
-  async sweep(retentionMs: number, limit: number): Promise<number> {
+  private async sweep(retentionMs: number, limit: number): Promise<number> {
     let n = 0;
     for (; n < limit; n++) {
       const done = await this.db.transaction(async (tx) => {
