@@ -7,7 +7,7 @@
  * to its callback; as a client it sends inquiries to a member's travel address.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, request as httpsRequest, type Server } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
 import type { Leaf, TestCa } from '../../scripts/certs.js';
@@ -103,6 +103,43 @@ export function trpInitiation(peerUrl: string): Json {
   return body;
 }
 
+/** A peer's HTTPS server: mutual TLS under `ca`'s certificates, on 127.0.0.1. */
+export interface PeerServer {
+  server: Server;
+  /** `https://127.0.0.1:<port>`: the host the hub knows the peer by. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts a peer's server; `answer` gets each request with its body read (JSON, `{}` when empty). */
+export async function startPeerServer(
+  ca: TestCa,
+  leaf: Leaf,
+  answer: (req: IncomingMessage, body: Json, res: ServerResponse) => void,
+): Promise<PeerServer> {
+  const server = createHttpsServer(
+    { cert: leaf.cert, key: leaf.key, ca: ca.cert, requestCert: true, rejectUnauthorized: true },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        answer(req, text ? JSON.parse(text) : {}, res);
+      });
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    server,
+    url: `https://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** What the peer received from the hub. */
 export interface PeerRequest {
   method: string;
@@ -119,38 +156,31 @@ export class TrpPeer {
     readonly seen: PeerRequest[],
     private readonly ca: TestCa,
     private readonly leaf: Leaf,
-    private readonly server: Server,
-    /** `https://127.0.0.1:<port>`: the host the hub knows this peer by. */
-    readonly url: string,
+    private readonly peer: PeerServer,
   ) {}
+
+  /** `https://127.0.0.1:<port>`: the host the hub knows this peer by. */
+  get url(): string {
+    return this.peer.url;
+  }
 
   static async start(ca: TestCa, identity: { name: string; lei: string }): Promise<TrpPeer> {
     const leaf = ca.issue('peer-vasp');
     const seen: PeerRequest[] = [];
     let self: TrpPeer | undefined;
-    const server = createHttpsServer(
-      { cert: leaf.cert, key: leaf.key, ca: ca.cert, requestCert: true, rejectUnauthorized: true },
-      (req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          seen.push({ method: req.method ?? '', path: req.url ?? '', body: text ? JSON.parse(text) : {} });
-          if (req.url === '/identity' || req.url?.startsWith('/inquiries/')) {
-            // Its identity, or an inquiry from the hub taken for a later decision.
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(req.url === '/identity' ? identity : { version: '3.2.1' }));
-            return;
-          }
-          // A resolution or confirmation from the hub, at its callback.
-          res.writeHead(self?.refuseCallbacks ? 503 : 204);
-          res.end();
-        });
-      },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    self = new TrpPeer(seen, ca, leaf, server, `https://127.0.0.1:${port}`);
+    const peer = await startPeerServer(ca, leaf, (req, body, res) => {
+      seen.push({ method: req.method ?? '', path: req.url ?? '', body });
+      if (req.url === '/identity' || req.url?.startsWith('/inquiries/')) {
+        // Its identity, or an inquiry from the hub taken for a later decision.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(req.url === '/identity' ? identity : { version: '3.2.1' }));
+        return;
+      }
+      // A resolution or confirmation from the hub, at its callback.
+      res.writeHead(self?.refuseCallbacks ? 503 : 204);
+      res.end();
+    });
+    self = new TrpPeer(seen, ca, leaf, peer);
     return self;
   }
 
@@ -164,7 +194,6 @@ export class TrpPeer {
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return this.peer.close();
   }
 }

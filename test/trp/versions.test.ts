@@ -6,14 +6,20 @@
  * name is refused (422), and the transfer records the certificate's subject and fingerprint.
  */
 import assert from 'node:assert/strict';
-import { createServer as createHttpsServer, type Server } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { type Leaf, TestCa } from '../../scripts/certs.js';
 import { generateParticipantKeyPair } from '../../src/crypto/jwe.js';
 import { backendSkip, type OrgFixture, type TestHub } from '../harness.js';
 import { eventually, Receiver, verified } from '../support/receiver.js';
 import type { Json } from '../support/requests.js';
-import { inquiryBody, peerPost, trpHub, trpInitiation } from '../support/trp-peer.js';
+import {
+  inquiryBody,
+  type PeerServer,
+  peerPost,
+  startPeerServer,
+  trpHub,
+  trpInitiation,
+} from '../support/trp-peer.js';
 
 const ca = TestCa.create('versions');
 after(() => ca.remove());
@@ -28,51 +34,44 @@ interface Seen {
 
 /** A TRP VASP that takes api-version 3.1.0 only (400 otherwise), as server and as client. */
 class OldPeer {
-  readonly seen: Seen[] = [];
   private constructor(
+    /** Every request the hub made to the peer, in order. */
+    readonly seen: Seen[],
     readonly leaf: Leaf,
-    private readonly server: Server,
-    readonly url: string,
+    private readonly peer: PeerServer,
   ) {}
+
+  get url(): string {
+    return this.peer.url;
+  }
 
   static async start(): Promise<OldPeer> {
     const leaf = ca.issue('old-peer');
-    let self: OldPeer | undefined;
-    const server = createHttpsServer(
-      { cert: leaf.cert, key: leaf.key, ca: ca.cert, requestCert: true, rejectUnauthorized: true },
-      (req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          const version = req.headers['api-version'];
-          self!.seen.push({
-            method: req.method ?? '',
-            path: req.url ?? '',
-            version,
-            rid: req.headers['request-identifier'],
-            body: text ? JSON.parse(text) : {},
-          });
-          if (version !== '3.1.0') {
-            res.writeHead(400, { 'content-type': 'text/plain' }).end('unsupported api-version');
-            return;
-          }
-          res.setHeader('api-version', '3.1.0');
-          if (req.url === '/identity') {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify({ name: 'Old Peer VASP', lei: '5493001KJTIIGC8Y1R12' }));
-          } else if (req.url?.startsWith('/inquiries/')) {
-            res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"3.1.0"}');
-          } else {
-            res.writeHead(204).end();
-          }
-        });
-      },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    self = new OldPeer(leaf, server, `https://127.0.0.1:${port}`);
-    return self;
+    const seen: Seen[] = [];
+    const peer = await startPeerServer(ca, leaf, (req, body, res) => {
+      const version = req.headers['api-version'];
+      seen.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        version,
+        rid: req.headers['request-identifier'],
+        body,
+      });
+      if (version !== '3.1.0') {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('unsupported api-version');
+        return;
+      }
+      res.setHeader('api-version', '3.1.0');
+      if (req.url === '/identity') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ name: 'Old Peer VASP', lei: '5493001KJTIIGC8Y1R12' }));
+      } else if (req.url?.startsWith('/inquiries/')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"version":"3.1.0"}');
+      } else {
+        res.writeHead(204).end();
+      }
+    });
+    return new OldPeer(seen, leaf, peer);
   }
 
   /** A POST as this peer makes it (api-version 3.1.0). */
@@ -81,8 +80,7 @@ class OldPeer {
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return this.peer.close();
   }
 }
 
