@@ -1,6 +1,6 @@
 /** SQL of sessions and of the per-address sign-in throttle (see sessions.ts for the rules). */
 import type { Queryable } from '../db/database.js';
-import { toBuffer, toIso } from '../db/database.js';
+import { toIso } from '../db/database.js';
 import type { Role } from './roles.js';
 
 export async function insertSession(
@@ -8,16 +8,15 @@ export async function insertSession(
   s: {
     idHash: Buffer;
     userId: string;
-    csrfHash: Buffer;
     maxMs: number;
     userAgent: string | null;
     clientAddress: string;
   },
 ): Promise<void> {
   await q.query(
-    `INSERT INTO user_sessions (id_hash, user_id, csrf_hash, expires_at, user_agent, client_address)
-     VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6)`,
-    [s.idHash, s.userId, s.csrfHash, s.maxMs / 1000, s.userAgent, s.clientAddress],
+    `INSERT INTO user_sessions (id_hash, user_id, expires_at, user_agent, client_address)
+     VALUES ($1, $2, now() + make_interval(secs => $3), $4, $5)`,
+    [s.idHash, s.userId, s.maxMs / 1000, s.userAgent, s.clientAddress],
   );
 }
 
@@ -91,7 +90,6 @@ export interface LiveSession {
   userId: string;
   organizationId: string | null;
   role: Role;
-  csrfHash: Buffer;
   totpEnabled: boolean;
   requireTotp: boolean;
 }
@@ -106,7 +104,6 @@ export async function touchSession(
   idleMs: number,
 ): Promise<LiveSession | undefined> {
   const rows = await q.query<{
-    csrf_hash: unknown;
     user_id: string;
     organization_id: string | null;
     role: Role;
@@ -117,8 +114,8 @@ export async function touchSession(
        UPDATE user_sessions SET last_seen_at = now()
         WHERE id_hash = $1 AND ended_at IS NULL AND expires_at > now()
           AND last_seen_at > now() - make_interval(secs => $2)
-        RETURNING user_id, csrf_hash)
-     SELECT s.csrf_hash, u.id AS user_id, u.organization_id, u.role, u.totp_enabled_at, p.require_totp
+        RETURNING user_id)
+     SELECT u.id AS user_id, u.organization_id, u.role, u.totp_enabled_at, p.require_totp
        FROM s JOIN users u ON u.id = s.user_id AND u.removed_at IS NULL
        LEFT JOIN people_policies p ON p.organization_id = u.organization_id`,
     [idHash, idleMs / 1000],
@@ -129,7 +126,6 @@ export async function touchSession(
       userId: r.user_id,
       organizationId: r.organization_id ?? null,
       role: r.role,
-      csrfHash: toBuffer(r.csrf_hash),
       totpEnabled: r.totp_enabled_at != null,
       requireTotp: r.require_totp === true,
     }

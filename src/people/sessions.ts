@@ -56,6 +56,8 @@ export interface Client {
 /** A session as the authentication hook sees it. */
 export interface SessionAuth extends sessions.LiveSession {
   sessionHash: Buffer;
+  /** The SHA-256 of its CSRF token, derived from its id. */
+  csrfHash: Buffer;
 }
 
 export class SessionService {
@@ -110,7 +112,6 @@ export class SessionService {
     await sessions.insertSession(tx, {
       idHash: hash(sessionId),
       userId: user.id,
-      csrfHash: hash(csrfToken),
       maxMs: this.limits.maxMs,
       userAgent: client.userAgent?.slice(0, 300) || null,
       clientAddress: client.address,
@@ -143,7 +144,7 @@ export class SessionService {
     if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
     const sessionHash = hash(sessionId);
     const live = await sessions.touchSession(this.db, sessionHash, this.limits.idleMs);
-    return live && { ...live, sessionHash };
+    return live && { ...live, sessionHash, csrfHash: hash(csrfTokenOf(sessionId)) };
   }
 
   /** Whether the header carries the session's CSRF token (compared in constant time). */
