@@ -90,7 +90,23 @@ function pushPair(
 
 const byBuild = <T>(f: (name: Build) => T): Record<Build, T> => ({ before: f('before'), after: f('after') });
 
-export async function compareInitiate(receiverUrl: string): Promise<void> {
+/** A load the guard runs on both builds: what each side repeats, and how its two rows are named. */
+interface Load {
+  /** The request, made ready on a freshly seeded hub (a body to POST, or a path to GET). */
+  prepare(
+    hubUrl: string,
+    parties: Awaited<ReturnType<typeof seed>>,
+  ): Promise<{ body: string; get?: string; apiKey: string }>;
+  /** The throughput row's name, the CPU row's, what one request is ("initiation"), a note. */
+  names: { rate: string; cpu: string; per: string; note?: string };
+}
+
+/**
+ * Runs `load` at SCALE.connections against both builds, each on a fresh database, in alternated
+ * rounds after a discarded warm-up (so neither figure includes its JIT compiling the request
+ * path), and pushes its rate and the hub's CPU per request.
+ */
+async function compareLoad(receiverUrl: string, load: Load): Promise<void> {
   const b = builds();
   const half = SCALE.seconds / 2;
   const warmUp = Math.min(2, half);
@@ -99,11 +115,9 @@ export async function compareInitiate(receiverUrl: string): Promise<void> {
   for (const name of ['before', 'after'] as const) {
     const db = await freshDatabase();
     const hub = await startHub(db.env, false, b[name].entry);
-    const { originator, beneficiary } = await seed(hub, receiverUrl);
-    const body = initiateBody(beneficiary.organization.vaspDid);
-    // Discarded, so that neither side's figure includes its JIT compiling the request path.
-    await cannon(hub.url, body, originator.apiKey, warmUp);
-    sides[name] = side(hub.child.pid!, hub.url, body, originator.apiKey as string);
+    const { body, get, apiKey } = await load.prepare(hub.url, await seed(hub, receiverUrl));
+    await cannon(hub.url, body, apiKey, warmUp, get ? { get } : {});
+    sides[name] = side(hub.child.pid!, hub.url, body, apiKey, get);
     hubs.push(hub);
   }
   const rss = peakRss([sides.before.pid, sides.after.pid]);
@@ -116,7 +130,7 @@ export async function compareInitiate(receiverUrl: string): Promise<void> {
   const total = byBuild((name) => combine(sides[name].runs));
   const peak = { before: rssBefore!, after: rssAfter! };
   pushPair(
-    'initiate',
+    load.names.rate,
     labels,
     byBuild((name) => ({
       value: median(sides[name].runs.map((r) => r.rps)),
@@ -124,21 +138,33 @@ export async function compareInitiate(receiverUrl: string): Promise<void> {
       p50: total[name].p50,
       p99: total[name].p99,
       errors: total[name].errors,
-      note: `median of rounds ${sides[name].runs.map((r) => round(r.rps, 0)).join(', ')}; peak RSS ${round(peak[name], 0)} MB`,
+      note:
+        `median of rounds ${sides[name].runs.map((r) => round(r.rps, 0)).join(', ')}; ` +
+        `peak RSS ${round(peak[name], 0)} MB${load.names.note ? `; ${load.names.note}` : ''}`,
     })),
   );
   pushPair(
-    'hub CPU per initiation',
+    load.names.cpu,
     labels,
     byBuild((name) => ({
       value: (sides[name].cpuMs * 1000) / total[name].requests,
       unit: 'µs',
       note: PG_URL
-        ? `PostgreSQL ${round((sides[name].dbCpuMs * 1000) / total[name].requests, 0)} µs per initiation`
+        ? `PostgreSQL ${round((sides[name].dbCpuMs * 1000) / total[name].requests, 0)} µs per ${load.names.per}`
         : '',
     })),
     true,
   );
+}
+
+export function compareInitiate(receiverUrl: string): Promise<void> {
+  return compareLoad(receiverUrl, {
+    prepare: async (_url, { originator, beneficiary }) => ({
+      body: initiateBody(beneficiary.organization.vaspDid),
+      apiKey: originator.apiKey as string,
+    }),
+    names: { rate: 'initiate', cpu: 'hub CPU per initiation', per: 'initiation' },
+  });
 }
 
 /**
@@ -147,56 +173,26 @@ export async function compareInitiate(receiverUrl: string): Promise<void> {
  * lock makes audit-writing transactions take turns from their audit row to their commit: this is
  * where the chain costs, so the guard measures it here (initiations write no audit row).
  */
-export async function compareAuditedReads(receiverUrl: string): Promise<void> {
-  const b = builds();
-  const half = SCALE.seconds / 2;
-  const warmUp = Math.min(2, half);
-  const hubs = [];
-  const sides = {} as Record<Build, Side>;
-  for (const name of ['before', 'after'] as const) {
-    const db = await freshDatabase();
-    const hub = await startHub(db.env, false, b[name].entry);
-    const { originator, beneficiary } = await seed(hub, receiverUrl);
-    const started = await fetch(`${hub.url}/v1/transactions/initiate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': originator.apiKey },
-      body: initiateBody(beneficiary.organization.vaspDid),
-    });
-    if (!started.ok) throw new Error(`initiate: ${started.status} ${await started.text()}`);
-    const { transactionRef } = (await started.json()) as { transactionRef: string };
-    const path = `/v1/transactions/${transactionRef}/pii`;
-    await cannon(hub.url, '', originator.apiKey, warmUp, { get: path });
-    sides[name] = side(hub.child.pid!, hub.url, '', originator.apiKey as string, path);
-    hubs.push(hub);
-  }
-  await alternate(sides, ORDER, half, flush);
-  for (const hub of hubs) await stop(hub.child);
-  const labels = byBuild((name) => b[name].label);
-  const total = byBuild((name) => combine(sides[name].runs));
-  pushPair(
-    'audited personal-data read',
-    labels,
-    byBuild((name) => ({
-      value: median(sides[name].runs.map((r) => r.rps)),
-      unit: 'req/s',
-      p50: total[name].p50,
-      p99: total[name].p99,
-      errors: total[name].errors,
-      note: `median of rounds ${sides[name].runs.map((r) => round(r.rps, 0)).join(', ')}; one audit row each`,
-    })),
-  );
-  pushPair(
-    'hub CPU per audited read',
-    labels,
-    byBuild((name) => ({
-      value: (sides[name].cpuMs * 1000) / total[name].requests,
-      unit: 'µs',
-      note: PG_URL
-        ? `PostgreSQL ${round((sides[name].dbCpuMs * 1000) / total[name].requests, 0)} µs per read`
-        : '',
-    })),
-    true,
-  );
+export function compareAuditedReads(receiverUrl: string): Promise<void> {
+  return compareLoad(receiverUrl, {
+    prepare: async (hubUrl, { originator, beneficiary }) => {
+      const apiKey = originator.apiKey as string;
+      const started = await fetch(`${hubUrl}/v1/transactions/initiate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: initiateBody(beneficiary.organization.vaspDid),
+      });
+      if (!started.ok) throw new Error(`initiate: ${started.status} ${await started.text()}`);
+      const { transactionRef } = (await started.json()) as { transactionRef: string };
+      return { body: '', get: `/v1/transactions/${transactionRef}/pii`, apiKey };
+    },
+    names: {
+      rate: 'audited personal-data read',
+      cpu: 'hub CPU per audited read',
+      per: 'read',
+      note: 'one audit row each',
+    },
+  });
 }
 
 export async function compareDrain(receiverUrl: string): Promise<void> {
