@@ -79,23 +79,26 @@ export async function findOrganizationByDid(
   return rows[0] && toOrganization(rows[0]);
 }
 
+/** $1 to $10 of the INSERT and the UPDATE below. */
+const organizationParams = (o: OrganizationDetail) => [
+  o.id,
+  o.name,
+  o.vaspDid,
+  o.travelEndpoint,
+  o.publicKey,
+  o.organizationType,
+  o.contactEmail,
+  o.ivms101Version,
+  o.jurisdiction,
+  o.lei,
+];
+
 export async function insertOrganization(q: Queryable, o: OrganizationDetail): Promise<void> {
   await q.query(
     `INSERT INTO organizations (id, name, vasp_did, travel_endpoint, public_key, organization_type, contact_email,
                                 ivms101_version, jurisdiction, lei)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [
-      o.id,
-      o.name,
-      o.vaspDid,
-      o.travelEndpoint,
-      o.publicKey,
-      o.organizationType,
-      o.contactEmail,
-      o.ivms101Version,
-      o.jurisdiction,
-      o.lei,
-    ],
+    organizationParams(o),
   );
 }
 
@@ -105,18 +108,7 @@ export async function updateOrganization(q: Queryable, o: OrganizationDetail): P
             organization_type = $6, contact_email = $7, ivms101_version = $8, jurisdiction = $9, lei = $10,
             updated_at = now()
       WHERE id = $1`,
-    [
-      o.id,
-      o.name,
-      o.vaspDid,
-      o.travelEndpoint,
-      o.publicKey,
-      o.organizationType,
-      o.contactEmail,
-      o.ivms101Version,
-      o.jurisdiction,
-      o.lei,
-    ],
+    organizationParams(o),
   );
 }
 
