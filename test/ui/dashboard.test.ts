@@ -27,6 +27,7 @@ import {
   shot,
   signIn,
 } from './browser.js';
+import { member } from './members.js';
 
 /** A larger phone than the other suites' PHONE: the one docs/screenshots/phone-*.png show. */
 const PHONE = { width: 390, height: 844 };
@@ -61,18 +62,8 @@ describe('compliance dashboard in Chromium', { skip: skip ?? false, timeout: 240
   before(async () => {
     prepareBrowserSuite();
     [hub, browser, receiver] = await Promise.all([startHub('pglite'), launchChromium(), Receiver.start()]);
-    alpha = await hub.createOrg({
-      name: 'Alpha Exchange',
-      vaspDid: 'did:web:alpha-exchange.example',
-      travelEndpoint: `${receiver.url}/alpha`,
-      organizationType: 'verified',
-    });
-    beta = await hub.createOrg({
-      name: 'Beta Custody',
-      vaspDid: 'did:web:beta-custody.example',
-      travelEndpoint: `${receiver.url}/beta`,
-      organizationType: 'verified',
-    });
+    alpha = await hub.createOrg(member('Alpha Exchange', receiver.url));
+    beta = await hub.createOrg(member('Beta Custody', receiver.url));
     gamma = await hub.createOrg({ name: 'Gamma Markets', vaspDid: 'did:web:gamma-markets.example' });
     keysSeen.push(alpha.apiKey, beta.apiKey, gamma.apiKey, hub.adminKey);
   });

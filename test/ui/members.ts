@@ -23,6 +23,21 @@ export interface Members {
 }
 
 /**
+ * A verified member as the browser suites name them: `did:web:<name in kebab case>.example`, its
+ * webhooks to `<endpointBase>/<first word>` (lower case); `extra` adds fields or overrides these.
+ */
+export function member(name: string, endpointBase: string, extra: Record<string, unknown> = {}) {
+  const words = name.toLowerCase().split(' ');
+  return {
+    name,
+    vaspDid: `did:web:${words.join('-')}.example`,
+    travelEndpoint: `${endpointBase}/${words[0]}`,
+    organizationType: 'verified',
+    ...extra,
+  };
+}
+
+/**
  * Starts the scene, with `env` added to the hub's settings; if a part fails, closes the parts that
  * started and rethrows.
  */
@@ -39,15 +54,8 @@ export async function startMembers(backend: Backend, env: Record<string, string>
   ] as const;
   try {
     const [hub, browser, receiver] = await Promise.all(parts);
-    const member = (name: string, host: string, path: string) =>
-      hub.createOrg({
-        name,
-        vaspDid: `did:web:${host}`,
-        travelEndpoint: `${receiver.url}/${path}`,
-        organizationType: 'verified',
-      });
-    const rhein = await member('Rhein Bank', 'rhein-bank.example', 'rhein');
-    const alpha = await member('Alpha Exchange', 'alpha-exchange.example', 'alpha');
+    const rhein = await hub.createOrg(member('Rhein Bank', receiver.url));
+    const alpha = await hub.createOrg(member('Alpha Exchange', receiver.url));
     return { hub, browser, smtp, receiver, rhein, alpha };
   } catch (err) {
     await Promise.allSettled(parts); // the parts still starting get closed too

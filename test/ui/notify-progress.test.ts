@@ -25,6 +25,7 @@ import {
   shot,
   signIn,
 } from './browser.js';
+import { member } from './members.js';
 
 const PUBLIC_URL = 'https://hub.example';
 
@@ -62,12 +63,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
         launchChromium(),
         Receiver.start(),
       ]);
-      alpha = await hub.createOrg({
-        name: 'Alpha Exchange',
-        vaspDid: 'did:web:alpha-exchange.example',
-        travelEndpoint: `${receiver.url}/alpha`,
-        organizationType: 'verified',
-      });
+      alpha = await hub.createOrg(member('Alpha Exchange', receiver.url));
       const body = notifyRequest('5b0e7c3e-6c1e-4a55-9a57-0f4c1d2e3f40');
       body.notificationEmail = email;
       const res = await hub.request('POST', '/v1/transactions/initiate', { key: alpha.apiKey, body });

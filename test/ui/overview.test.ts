@@ -24,6 +24,7 @@ import {
   shot,
   signIn,
 } from './browser.js';
+import { member } from './members.js';
 
 for (const backend of ['pglite', 'postgres'] as const) {
   describe(`overviews in Chromium [${backend}]`, {
@@ -44,17 +45,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
     before(async () => {
       prepareBrowserSuite();
       [hub, browser, receiver] = await Promise.all([startHub(backend), launchChromium(), Receiver.start()]);
-      alpha = await hub.createOrg({
-        name: 'Alpha Exchange',
-        vaspDid: 'did:web:alpha-exchange.example',
-        travelEndpoint: `${receiver.url}/alpha`,
-        organizationType: 'verified',
-      });
-      beta = await hub.createOrg({
-        name: 'Beta Custody',
-        vaspDid: 'did:web:beta-custody.example',
-        travelEndpoint: `${receiver.url}/beta`,
-      });
+      alpha = await hub.createOrg(member('Alpha Exchange', receiver.url));
+      beta = await hub.createOrg(member('Beta Custody', receiver.url, { organizationType: 'unverified' }));
       for (let i = 0; i < 3; i++) {
         const res = await hub.request('POST', '/v1/transactions/initiate', {
           key: alpha.apiKey,

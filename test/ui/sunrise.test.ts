@@ -29,6 +29,7 @@ import {
   shot,
   signIn,
 } from './browser.js';
+import { member } from './members.js';
 
 /** The address in the hub's e-mailed links; the pages are opened on the test hub's own address. */
 const PUBLIC_URL = 'https://hub.example';
@@ -69,24 +70,9 @@ describe('sunrise and lifecycle in the dashboard (Chromium)', {
       Receiver.start(),
     ]);
     down.otherwise(503);
-    alpha = await hub.createOrg({
-      name: 'Alpha Exchange',
-      vaspDid: 'did:web:alpha-exchange.example',
-      travelEndpoint: `${receiver.url}/alpha`,
-      organizationType: 'verified',
-    });
-    kappa = await hub.createOrg({
-      name: 'Kappa Bank',
-      vaspDid: 'did:web:kappa-bank.example',
-      travelEndpoint: `${receiver.url}/kappa`,
-      organizationType: 'verified',
-    });
-    omega = await hub.createOrg({
-      name: 'Omega Wallets',
-      vaspDid: 'did:web:omega-wallets.example',
-      travelEndpoint: `${down.url}/omega`,
-      organizationType: 'verified',
-    });
+    alpha = await hub.createOrg(member('Alpha Exchange', receiver.url));
+    kappa = await hub.createOrg(member('Kappa Bank', receiver.url));
+    omega = await hub.createOrg(member('Omega Wallets', down.url));
     keysSeen.push(alpha.apiKey, kappa.apiKey, omega.apiKey, hub.adminKey);
   });
 

@@ -34,6 +34,7 @@ import {
   shot,
   signIn,
 } from './browser.js';
+import { member } from './members.js';
 
 const PEER = { name: 'Northwind Digital Assets', lei: '5493001KJTIIGC8Y1R12' };
 const skip = browserProblem();
@@ -67,24 +68,11 @@ describe('TRP in the dashboard (Chromium)', { skip: skip ?? false, timeout: 300_
       TrpPeer.start(ca, PEER),
     ]);
     peerHost = new URL(peer.url).host;
-    kappa = await hub.createOrg({
-      name: 'Kappa Bank',
-      vaspDid: 'did:web:kappa-bank.example',
-      travelEndpoint: `${receiver.url}/kappa`,
-      publicKey: generateParticipantKeyPair().publicKeyPem,
-      organizationType: 'verified',
-    });
-    alpha = await hub.createOrg({
-      name: 'Alpha Exchange',
-      vaspDid: 'did:web:alpha-exchange.example',
-      travelEndpoint: `${receiver.url}/alpha`,
-      organizationType: 'verified',
-    });
-    sigma = await hub.createOrg({
-      name: 'Sigma Pay',
-      vaspDid: 'did:web:sigma-pay.example',
-      travelEndpoint: `${receiver.url}/sigma`,
-    });
+    kappa = await hub.createOrg(
+      member('Kappa Bank', receiver.url, { publicKey: generateParticipantKeyPair().publicKeyPem }),
+    );
+    alpha = await hub.createOrg(member('Alpha Exchange', receiver.url));
+    sigma = await hub.createOrg(member('Sigma Pay', receiver.url, { organizationType: 'unverified' }));
     keysSeen.push(kappa.apiKey, alpha.apiKey, sigma.apiKey, hub.adminKey);
   });
 
