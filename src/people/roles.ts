@@ -69,7 +69,8 @@ const READS = new Set(['GET', 'HEAD']);
 
 /** What a route needs, by its method and path pattern (admin routes: reads `read`, the rest `admin`). */
 export function needOf(method: string, route: string): Need {
-  const listed = ROUTE_NEEDS[`${method} ${route}`];
+  // HEAD runs the GET route's handler (Fastify adds it for every GET), so it needs what GET needs.
+  const listed = ROUTE_NEEDS[`${method === 'HEAD' ? 'GET' : method} ${route}`];
   if (listed) return listed;
   if (READS.has(method)) return 'read';
   return route.startsWith('/v1/admin/') ? 'admin' : 'act';

@@ -138,42 +138,43 @@ export async function endSession(q: Queryable, idHash: Buffer): Promise<void> {
   ]);
 }
 
-/** Seconds the address must still wait, 0 when it may try. */
-export async function throttleWait(q: Queryable, emailHash: Buffer): Promise<number> {
-  const rows = await q.query<{ wait: number | string | null }>(
-    `SELECT EXTRACT(EPOCH FROM (blocked_until - now())) AS wait FROM sign_in_throttle
-      WHERE email_hash = $1 AND blocked_until > now()`,
-    [emailHash],
-  );
-  const wait = rows[0]?.wait;
-  return wait == null ? 0 : Math.max(0, Number(wait));
-}
-
 /**
- * Counts a failure for the address: the count starts again after `quietMs` without failures;
- * from the `free`-th failure on, the address is blocked for 1 s, doubling per failure, at most `capMs`.
+ * Takes one try for the e-mail address, counted as a failure in advance (a success clears the
+ * count): 0 when it may try, else the seconds it must still wait, and then nothing is counted.
+ * The count starts again after `quietMs` without tries; from the `free`-th try on, the address is
+ * blocked for 1 s, doubling per try, at most `capMs`. Run it in a transaction: the row stays locked
+ * until the block is set, so tries sent at once are counted one after another and none slips past
+ * the block.
  */
-export async function recordFailure(
+export async function takeTry(
   q: Queryable,
   emailHash: Buffer,
   policy: { free: number; quietMs: number; capMs: number },
-): Promise<void> {
-  const rows = await q.query<{ failures: number }>(
-    `INSERT INTO sign_in_throttle (email_hash, failures, last_failure_at) VALUES ($1, 1, now())
+): Promise<number> {
+  const taken = await q.query<{ failures: number }>(
+    `INSERT INTO sign_in_throttle AS t (email_hash, failures, last_failure_at) VALUES ($1, 1, now())
      ON CONFLICT (email_hash) DO UPDATE SET
-       failures = CASE WHEN sign_in_throttle.last_failure_at < now() - make_interval(secs => $2) THEN 1
-                       ELSE sign_in_throttle.failures + 1 END,
+       failures = CASE WHEN t.last_failure_at < now() - make_interval(secs => $2) THEN 1 ELSE t.failures + 1 END,
        last_failure_at = now()
+     WHERE t.blocked_until IS NULL OR t.blocked_until <= now()
      RETURNING failures`,
     [emailHash, policy.quietMs / 1000],
   );
-  const failures = Number(rows[0]!.failures);
-  if (failures < policy.free) return;
+  if (taken.length === 0) {
+    const rows = await q.query<{ wait: number | string | null }>(
+      'SELECT EXTRACT(EPOCH FROM (blocked_until - now())) AS wait FROM sign_in_throttle WHERE email_hash = $1',
+      [emailHash],
+    );
+    return Math.max(0.001, Number(rows[0]?.wait ?? 0));
+  }
+  const failures = Number(taken[0]!.failures);
+  if (failures < policy.free) return 0;
   const delayMs = Math.min(policy.capMs, 1000 * 2 ** Math.min(30, failures - policy.free));
   await q.query(
     'UPDATE sign_in_throttle SET blocked_until = now() + make_interval(secs => $2) WHERE email_hash = $1',
     [emailHash, delayMs / 1000],
   );
+  return 0;
 }
 
 /** A success: the address starts afresh; entries quiet for a day are dropped. */

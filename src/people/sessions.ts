@@ -76,20 +76,22 @@ export class SessionService {
     client: Client,
   ): Promise<{ user: store.UserRecord; sessionId: string; csrfToken: string }> {
     const clientAddress = client.address;
-    if (this.addressBlocked(clientAddress)) throw tooMany(ADDRESS_FAILURES.windowMs / 1000);
+    // Both throttles count a try before the password is checked, and give it back on success:
+    // requests sent at once cannot all pass the check before the first failure is counted.
+    if (!this.addressTry(clientAddress)) throw tooMany(ADDRESS_FAILURES.windowMs / 1000);
     const emailHash = hash(store.emailKey(input.email));
-    const wait = await sessions.throttleWait(this.db, emailHash);
-    if (wait > 0) throw tooMany(wait);
+    const wait = await this.takeTry(emailHash);
+    if (wait > 0) {
+      this.addressRelease(clientAddress);
+      throw tooMany(wait);
+    }
     const user = await store.findActiveUserByEmail(this.db, input.email);
     const passwordOk = user
       ? await verifyPassword(input.password, user.passwordHash)
       : await verifyNothing(input.password);
     const ok = user !== undefined && passwordOk && (await this.secondFactor(user, input.totp));
-    if (!ok) {
-      this.addressFailed(clientAddress);
-      await sessions.recordFailure(this.db, emailHash, THROTTLE);
-      throw refused();
-    }
+    if (!ok) throw refused();
+    this.addressRelease(clientAddress);
     const opened = await this.db.transaction(async (tx) => {
       await sessions.clearFailures(tx, emailHash);
       return this.open(tx, user, client, { secondFactor: user.totpEnabled });
@@ -197,11 +199,10 @@ export class SessionService {
     const user = await store.findActiveUser(this.db, session.userId, session.organizationId);
     if (!user) throw notFound('The user');
     const emailHash = hash(store.emailKey(user.email));
-    const wait = await sessions.throttleWait(this.db, emailHash);
+    const wait = await this.takeTry(emailHash);
     if (wait > 0) throw tooMany(wait);
     const secrets = await store.findActiveUserByEmail(this.db, user.email);
     if (!secrets || !(await verifyPassword(body.currentPassword, secrets.passwordHash))) {
-      await sessions.recordFailure(this.db, emailHash, THROTTLE);
       throw validationFailed([{ path: '/currentPassword', message: 'is not the current password' }]);
     }
     if (body.newPassword.normalize('NFC') === body.currentPassword.normalize('NFC')) {
@@ -223,14 +224,24 @@ export class SessionService {
     });
   }
 
-  private addressBlocked(address: string): boolean {
-    this.rollWindow();
-    return (this.addressFailures.get(address) ?? 0) >= ADDRESS_FAILURES.max;
+  /** The per-e-mail throttle's try (session-store.ts, takeTry): 0, or the seconds to wait. */
+  private takeTry(emailHash: Buffer): Promise<number> {
+    return this.db.transaction((tx) => sessions.takeTry(tx, emailHash, THROTTLE));
   }
 
-  private addressFailed(address: string): void {
+  /** Counts a try from the address (as a failure until released); false when it is over the limit. */
+  private addressTry(address: string): boolean {
     this.rollWindow();
-    this.addressFailures.set(address, (this.addressFailures.get(address) ?? 0) + 1);
+    const n = this.addressFailures.get(address) ?? 0;
+    if (n >= ADDRESS_FAILURES.max) return false;
+    this.addressFailures.set(address, n + 1);
+    return true;
+  }
+
+  /** Gives back a try that did not fail. */
+  private addressRelease(address: string): void {
+    const n = this.addressFailures.get(address);
+    if (n !== undefined && n > 0) this.addressFailures.set(address, n - 1);
   }
 
   private rollWindow(): void {

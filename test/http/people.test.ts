@@ -216,6 +216,10 @@ eachBackend(
       const ref = tx.body.transactionRef;
       assert.equal((await as(hub(), viewerSession, 'GET', `/v1/transactions/${ref}`)).status, 200);
       assert.equal((await as(hub(), viewerSession, 'GET', `/v1/transactions/${ref}/pii`)).status, 403);
+      // HEAD runs the GET route's handler: it needs what GET needs.
+      assert.equal((await as(hub(), viewerSession, 'HEAD', `/v1/transactions/${ref}/pii`)).status, 403);
+      assert.equal((await as(hub(), viewerSession, 'HEAD', '/v1/users')).status, 403);
+      assert.equal((await as(hub(), viewerSession, 'HEAD', `/v1/transactions/${ref}`)).status, 200);
       const decline = await as(hub(), viewerSession, 'POST', '/v1/transactions/decline', { nonsense: true });
       assert.equal(decline.status, 403, 'the role is checked before the body');
       assert.equal((await as(hub(), viewerSession, 'GET', '/v1/users')).status, 403);
@@ -275,6 +279,16 @@ eachBackend(
         401,
         'the count restarted',
       );
+    });
+
+    it('counts sign-in tries sent at once one after another: no more than the free ones get past', async () => {
+      const analyst = await addPerson(hub(), smtp, admin, 'analyst');
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => signIn(hub(), analyst.email, `wrong at once ${i}`)),
+      );
+      const statuses = answers.map((a) => a.res.status).sort();
+      assert.equal(statuses.filter((s) => s === 401).length, 5, statuses.join(' '));
+      assert.equal(statuses.filter((s) => s === 429).length, 5, statuses.join(' '));
     });
 
     it('makes a person enrol a second factor first when the organization requires one', async () => {
