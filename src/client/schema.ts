@@ -6396,7 +6396,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start single sign-on for an organization: a redirect to its OpenID Connect provider */
+        /**
+         * Start single sign-on for an organization: a redirect to its OpenID Connect provider
+         * @description A navigation from another site (`Sec-Fetch-Site` `cross-site` or `same-site`) is sent to the sign-in page, `/ui/?sso={organizationId}`, instead: the flow starts only from a click on this hub (no login CSRF).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6408,7 +6411,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description To the provider */
+                /** @description To the provider, or to the sign-in page */
                 302: {
                     headers: {
                         [name: string]: unknown;

@@ -151,10 +151,18 @@ export function oidcRoutes(
         security: [],
         summary: 'Start single sign-on for an organization: a redirect to its OpenID Connect provider',
         params: StartParams,
-        response: { 302: Redirect('To the provider'), ...problems(400, 404) },
+        description:
+          'A navigation from another site (`Sec-Fetch-Site` `cross-site` or `same-site`) is sent to the sign-in ' +
+          'page, `/ui/?sso={organizationId}`, instead: the flow starts only from a click on this hub (no login CSRF).',
+        response: { 302: Redirect('To the provider, or to the sign-in page'), ...problems(400, 404) },
       },
     },
     async (request, reply) => {
+      const site = request.headers['sec-fetch-site'];
+      if (site === 'cross-site' || site === 'same-site') {
+        // Another site may not start a sign-in in this browser: its person clicks the button here.
+        return reply.redirect(`/ui/?sso=${request.params.organizationId}`, 302);
+      }
       const { url, binding } = await sso.start(request.params.organizationId);
       reply.header('set-cookie', ssoCookie(binding, opts.secureCookies));
       reply.header('cache-control', 'no-store');

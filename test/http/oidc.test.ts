@@ -266,6 +266,23 @@ eachBackend(
       assert.equal(crossed.res.status, 401, crossed.text);
       assert.equal(second.jar.line('trh_session'), undefined);
 
+      // Another site navigating the browser to /start (login CSRF): sent to the sign-in page, no flow begun.
+      for (const site of ['cross-site', 'same-site']) {
+        const pushed = await fetch(`${hub().url}/v1/sso/${org.id}/start`, {
+          redirect: 'manual',
+          headers: { 'sec-fetch-site': site, 'sec-fetch-mode': 'navigate' },
+        });
+        assert.equal(pushed.status, 302);
+        assert.equal(pushed.headers.get('location'), `/ui/?sso=${org.id}`);
+        assert.equal(pushed.headers.getSetCookie().length, 0, 'no binding cookie');
+      }
+      const own = await fetch(`${hub().url}/v1/sso/${org.id}/start`, {
+        redirect: 'manual',
+        headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' },
+      });
+      assert.equal(own.status, 302);
+      assert.ok(own.headers.get('location')!.startsWith(provider.issuer), own.headers.get('location')!);
+
       const refused = await auditRows(hub(), 'session.sso_refused');
       assert.ok(refused.some((r) => r.subject_id === 'unknown'));
       assert.ok(
