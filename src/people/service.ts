@@ -55,7 +55,9 @@ export class PeopleService {
     if (orgName === undefined) throw notFound('The organization');
     const id = randomUUID();
     return this.db.transaction(async (tx) => {
-      if (await store.emailInUse(tx, body.email)) throw emailTaken();
+      // Only the team's own people are looked at: whether an address has an account elsewhere on
+      // the hub is not the inviter's to learn. Accepting checks the whole hub (one account per address).
+      if (await store.emailInUse(tx, body.email, team)) throw emailTaken();
       const invitation = await store.insertInvitation(tx, {
         id,
         organizationId: team,

@@ -117,10 +117,19 @@ export async function setPasswordHash(q: Queryable, id: string, passwordHash: st
   await q.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [id, passwordHash]);
 }
 
-export async function emailInUse(q: Queryable, email: string): Promise<boolean> {
-  const rows = await q.query('SELECT 1 FROM users WHERE email_key = $1 AND removed_at IS NULL', [
-    emailKey(email),
-  ]);
+/**
+ * Whether an active account has this e-mail address: anywhere on the hub, or (with `team`) in
+ * that organization, or among the operators for `null`.
+ */
+export async function emailInUse(q: Queryable, email: string, team?: string | null): Promise<boolean> {
+  const rows =
+    team === undefined
+      ? await q.query('SELECT 1 FROM users WHERE email_key = $1 AND removed_at IS NULL', [emailKey(email)])
+      : await q.query(
+          `SELECT 1 FROM users WHERE email_key = $1 AND removed_at IS NULL
+             AND organization_id IS NOT DISTINCT FROM $2`,
+          [emailKey(email), team],
+        );
   return rows.length > 0;
 }
 

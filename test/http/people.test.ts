@@ -291,6 +291,34 @@ eachBackend(
       assert.equal(statuses.filter((s) => s === 429).length, 5, statuses.join(' '));
     });
 
+    it('tells an inviter nothing of accounts in other organizations; the invited person learns it on accepting', async () => {
+      const elsewhere = await hub().createOrg();
+      const taken = await addPerson(hub(), smtp, { key: elsewhere.apiKey }, 'viewer');
+      // The same address in this team is refused at once: the team sees its own people anyway.
+      const own = await as(hub(), admin, 'POST', '/v1/users/invitations', {
+        email: adminEmail,
+        role: 'viewer',
+      });
+      assert.equal(own.status, 409, own.text);
+      // Another organization's person: taken like any address, so the answer reveals nothing.
+      const invited = await as(hub(), admin, 'POST', '/v1/users/invitations', {
+        email: taken.email.toUpperCase(),
+        role: 'viewer',
+      });
+      assert.equal(invited.status, 201, invited.text);
+      // The second e-mail to that address (the first was the invitation it joined the other organization by).
+      const to = (m: { to: string[] }) => m.to.some((a) => a.toLowerCase() === taken.email.toLowerCase());
+      await smtp.waitFor((sm) => sm.messages.filter(to).length >= 2);
+      const link = /\/invitation\/([A-Za-z0-9_-]{43})/.exec(decodeBody(smtp.messages.filter(to).at(-1)!.raw));
+      assert.ok(link, 'the second invitation holds a link');
+      const token = link[1]!;
+      const accepted = await hub().request('POST', `/v1/invitations/${token}/accept`, {
+        body: { name: 'Twice Invited', password: PASSWORD },
+      });
+      assert.equal(accepted.status, 409, accepted.text);
+      assert.equal(accepted.body.code, 'ALREADY_EXISTS');
+    });
+
     it('makes a person enrol a second factor first when the organization requires one', async () => {
       const analyst = await addPerson(hub(), smtp, admin, 'analyst');
       const set = await as(hub(), admin, 'PUT', '/v1/users/policy', { requireTotp: true });
