@@ -3,7 +3,8 @@
  *
  * - A session id is a 256-bit random value; its CSRF token is HMAC-SHA256 keyed by the id, so the
  *   session's own cookie can ask for it again (GET /v1/sessions/current: a new tab needs it) while
- *   the token reveals nothing of the id. The database keeps only the SHA-256 of each. The id
+ *   the token reveals nothing of the id. The database keeps only the SHA-256 of the id (the token
+ *   is derived again to check it). The id
  *   travels only in an HttpOnly, SameSite=Strict cookie (cookies.ts); the token goes to the page in
  *   the sign-in answer and to same-origin reads of the current session (no other origin can read
  *   those answers), and must come back in `x-csrf-token` with every unsafe method a cookie
@@ -85,12 +86,18 @@ export class SessionService {
       this.addressRelease(clientAddress);
       throw tooMany(wait);
     }
-    const user = await store.findActiveUserByEmail(this.db, input.email);
-    const passwordOk = user
-      ? await verifyPassword(input.password, user.passwordHash)
-      : await verifyNothing(input.password);
-    const ok = user !== undefined && passwordOk && (await this.secondFactor(user, input.totp));
-    if (!ok) throw refused();
+    let user: store.UserSecrets | undefined;
+    try {
+      user = await store.findActiveUserByEmail(this.db, input.email);
+      const passwordOk = user
+        ? await verifyPassword(input.password, user.passwordHash)
+        : await verifyNothing(input.password);
+      if (!user || !passwordOk || !(await this.secondFactor(user, input.totp))) throw refused();
+    } catch (err) {
+      // A wrong guess stays counted; an error of the hub's own (a database down) is no guess.
+      if (!(err instanceof AppError && err.code === 'UNAUTHENTICATED')) this.addressRelease(clientAddress);
+      throw err;
+    }
     this.addressRelease(clientAddress);
     const opened = await this.db.transaction(async (tx) => {
       await sessions.clearFailures(tx, emailHash);
@@ -196,6 +203,9 @@ export class SessionService {
     body: { currentPassword: string; newPassword: string },
   ): Promise<{ otherSessionsEnded: number }> {
     checkPassword(body.newPassword, '/newPassword');
+    if (body.newPassword.normalize('NFC') === body.currentPassword.normalize('NFC')) {
+      throw validationFailed([{ path: '/newPassword', message: 'must differ from the current password' }]);
+    }
     const user = await store.findActiveUser(this.db, session.userId, session.organizationId);
     if (!user) throw notFound('The user');
     const emailHash = hash(store.emailKey(user.email));
@@ -204,9 +214,6 @@ export class SessionService {
     const secrets = await store.findActiveUserByEmail(this.db, user.email);
     if (!secrets || !(await verifyPassword(body.currentPassword, secrets.passwordHash))) {
       throw validationFailed([{ path: '/currentPassword', message: 'is not the current password' }]);
-    }
-    if (body.newPassword.normalize('NFC') === body.currentPassword.normalize('NFC')) {
-      throw validationFailed([{ path: '/newPassword', message: 'must differ from the current password' }]);
     }
     const passwordHash = await hashPassword(body.newPassword);
     return this.db.transaction(async (tx) => {
