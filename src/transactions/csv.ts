@@ -55,7 +55,27 @@ function records(value: unknown): Record<string, unknown>[] {
 }
 
 /** Rows per query of a CSV export: small enough that the first bytes go out at once. */
-export const CSV_BATCH = 500;
+const CSV_BATCH = 500;
+
+/** Where a keyset-paged read goes on from: the last row's time (to the microsecond) and ref. */
+export type After = { createdAt: string; ref: string };
+
+/**
+ * The pages of a keyset-paged read, CSV_BATCH rows each, until one comes back short: what an
+ * export walks, a page at a time, so that nothing holds every row at once.
+ */
+export async function* exportPages<T extends { cursorAt: string; ref: string }>(
+  read: (after: After | undefined, limit: number) => Promise<T[]>,
+): AsyncGenerator<T[]> {
+  let after: After | undefined;
+  for (;;) {
+    const page = await read(after, CSV_BATCH);
+    if (page.length > 0) yield page;
+    const last = page[page.length - 1];
+    if (!last || page.length < CSV_BATCH) return;
+    after = { createdAt: last.cursorAt, ref: last.ref };
+  }
+}
 
 /** The media type of the CSV exports. */
 export const CSV_TYPE = 'text/csv; charset=utf-8';

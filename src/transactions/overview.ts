@@ -5,7 +5,7 @@
  */
 import type { Queryable } from '../db/database.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
-import { CSV_BATCH, csvRow } from './csv.js';
+import { type After, csvRow, exportPages } from './csv.js';
 import type {
   AdminListQuery,
   AdminTransaction,
@@ -105,16 +105,13 @@ const ADMIN_CSV_COLUMNS = [
  */
 export async function* adminCsv(q: Queryable, query: AdminListQuery): AsyncGenerator<string> {
   yield csvRow(ADMIN_CSV_COLUMNS);
-  let after: { createdAt: string; ref: string } | undefined;
-  for (;;) {
-    const rows = await store.listAllTransactions(q, { ...adminFilter(query), after, limit: CSV_BATCH });
-    for (const t of rows) {
+  const read = (after: After | undefined, limit: number) =>
+    store.listAllTransactions(q, { ...adminFilter(query), after, limit });
+  for await (const page of exportPages(read)) {
+    for (const t of page) {
       const view = adminView(t);
       yield csvRow(ADMIN_CSV_COLUMNS.map((c) => view[c]));
     }
-    const last = rows[rows.length - 1];
-    if (!last || rows.length < CSV_BATCH) return;
-    after = { createdAt: last.cursorAt, ref: last.ref };
   }
 }
 

@@ -18,7 +18,7 @@ import {
   render,
   withVasps,
 } from '../ivms101/message.js';
-import { CSV_BATCH, csvRow, fileStamp, partyNames } from './csv.js';
+import { type After, csvRow, exportPages, fileStamp, partyNames } from './csv.js';
 import type { OrgLookups } from './initiation.js';
 import { MAX_QUERY_TOKENS, type NameIndex } from './name-index.js';
 import { asParty, lockAsParty } from './party.js';
@@ -172,14 +172,13 @@ export class TransactionReads {
     includePii: boolean,
   ): AsyncGenerator<string> {
     yield csvRow(includePii ? [...CSV_COLUMNS, ...CSV_PII_COLUMNS] : CSV_COLUMNS);
-    let after: { createdAt: string; ref: string } | undefined;
-    for (;;) {
-      const page = await store.listTransactions(this.db, filter, {
+    const read = (after: After | undefined, limit: number) =>
+      store.listTransactions(this.db, filter, {
         sort: q.sort ?? 'newest',
         ...(after ? { after } : {}),
-        limit: CSV_BATCH,
+        limit,
       });
-      if (page.length === 0) return;
+    for await (const page of exportPages(read)) {
       const [deliveries, sealed] = await Promise.all([
         deliverySummaries(this.db, page, orgId),
         includePii
@@ -213,9 +212,6 @@ export class TransactionReads {
         chunk += csvRow(cells);
       }
       yield chunk;
-      if (page.length < CSV_BATCH) return;
-      const last = page[page.length - 1]!;
-      after = { createdAt: last.cursorAt, ref: last.ref };
     }
   }
 
