@@ -74,7 +74,8 @@ export interface KeyLookup {
 /** How session cookies are checked (people/sessions.ts). */
 export interface SessionLookup {
   authenticate(sessionId: string): Promise<SessionAuth | undefined>;
-  csrfMatches(session: SessionAuth, header: unknown): boolean;
+  /** Whether `header` is the CSRF token of the session with this (cookie's) id. */
+  csrfMatches(sessionId: string, header: unknown): boolean;
 }
 
 /** The bootstrap operator's name in the audit (`operator:bootstrap`). */
@@ -158,10 +159,10 @@ export function registerAuth(
     if (key === undefined && options.sessions) {
       const sessionId = readSessionCookie(request.headers.cookie);
       const session = sessionId === undefined ? undefined : await options.sessions.authenticate(sessionId);
-      if (!session) throw fail(request);
+      if (sessionId === undefined || !session) throw fail(request);
       if (
         !READ_METHODS.has(request.method) &&
-        !options.sessions.csrfMatches(session, request.headers['x-csrf-token'])
+        !options.sessions.csrfMatches(sessionId, request.headers['x-csrf-token'])
       ) {
         throw new AppError(
           'FORBIDDEN',

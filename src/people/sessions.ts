@@ -57,8 +57,6 @@ export interface Client {
 /** A session as the authentication hook sees it. */
 export interface SessionAuth extends sessions.LiveSession {
   sessionHash: Buffer;
-  /** The SHA-256 of its CSRF token, derived from its id. */
-  csrfHash: Buffer;
 }
 
 export class SessionService {
@@ -153,13 +151,13 @@ export class SessionService {
     if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
     const sessionHash = hash(sessionId);
     const live = await sessions.touchSession(this.db, sessionHash, this.limits.idleMs);
-    return live && { ...live, sessionHash, csrfHash: hash(csrfTokenOf(sessionId)) };
+    return live && { ...live, sessionHash };
   }
 
   /** Whether the header carries the session's CSRF token (compared in constant time). */
-  csrfMatches(session: { csrfHash: Buffer }, header: unknown): boolean {
+  csrfMatches(sessionId: string, header: unknown): boolean {
     if (typeof header !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(header)) return false;
-    return timingSafeEqual(hash(header), session.csrfHash);
+    return timingSafeEqual(hash(header), hash(csrfTokenOf(sessionId)));
   }
 
   async signOut(sessionHash: Buffer, userId: string, organizationId: string | null): Promise<void> {
