@@ -127,7 +127,15 @@ export class TestHub {
       PORT: '0',
     });
     const t = new TestHub(backend, config, adminKey, masterKey, drop);
-    await t.start();
+    try {
+      await t.start();
+    } catch (err) {
+      // Closes what started (the app, the database) and drops the database; the error stands.
+      await t.hub?.app.close().catch(() => {});
+      await t.db?.close().catch(() => {});
+      await drop().catch(() => {});
+      throw err;
+    }
     return t;
   }
 

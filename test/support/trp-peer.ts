@@ -30,16 +30,24 @@ export async function trpHub(
   name: string,
   env: Record<string, string> = {},
 ): Promise<TestHub> {
-  const port = await freePort();
   const leaf = ca.issue(name);
-  return startHub(backend, {
-    HUB_TRP_PORT: String(port),
-    HUB_TRP_PUBLIC_URL: `https://127.0.0.1:${port}`,
-    HUB_TRP_TLS_CERT: leaf.certFile,
-    HUB_TRP_TLS_KEY: leaf.keyFile,
-    HUB_TRP_TLS_CA: ca.certFile,
-    ...env,
-  });
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await startHub(backend, {
+        HUB_TRP_PORT: String(port),
+        HUB_TRP_PUBLIC_URL: `https://127.0.0.1:${port}`,
+        HUB_TRP_TLS_CERT: leaf.certFile,
+        HUB_TRP_TLS_KEY: leaf.keyFile,
+        HUB_TRP_TLS_CA: ca.certFile,
+        ...env,
+      });
+    } catch (err) {
+      // The port was free when picked, but another socket (an outgoing connection's ephemeral
+      // port, say) can take it before the hub listens: pick another.
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
+    }
+  }
 }
 
 /** A POST as a TRP peer makes it: its certificate, `api-version`, a `request-identifier`, JSON. */
